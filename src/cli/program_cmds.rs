@@ -1,0 +1,154 @@
+//! `tessera check` and `tessera eval` on sequence programs.
+
+use super::CliResult;
+use crate::seq::interp;
+use crate::seq::value::{format_value, from_json, random_value, to_json};
+use crate::seq::{load_program, Program, Value};
+use crate::util::diag::Diagnostic;
+use crate::util::rng::Rng;
+use std::path::Path;
+
+/// `tessera check FILE.seq`.
+pub fn check(file: &Path, json: bool) -> CliResult {
+    let p = load_program(file)?;
+    if json {
+        let inputs: serde_json::Map<String, serde_json::Value> = p
+            .inputs
+            .iter()
+            .map(|i| (i.name.clone(), i.ty.to_string().into()))
+            .collect();
+        let ops: serde_json::Map<String, serde_json::Value> = p
+            .op_counts()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into()))
+            .collect();
+        let out = serde_json::json!({
+            "program": p.name,
+            "inputs": inputs,
+            "output": p.output_type().to_string(),
+            "nodes": p.reachable().len(),
+            "operators": ops,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("program {}", p.name);
+        for i in &p.inputs {
+            println!("  input  {} : {}", i.name, i.ty);
+        }
+        println!("  output : {}", p.output_type());
+        let ops: Vec<String> = p
+            .op_counts()
+            .into_iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!("  nodes  : {} ({})", p.reachable().len(), ops.join(", "));
+    }
+    Ok(0)
+}
+
+/// `tessera eval FILE.seq [--input FILE.json | --random SEED] [--json]`.
+pub fn eval(file: &Path, input: Option<&Path>, random: Option<u64>, json: bool) -> CliResult {
+    let p = load_program(file)?;
+    let (inputs, seed) = match input {
+        Some(path) => (read_inputs(&p, path)?, None),
+        None => {
+            let seed = random.unwrap_or(0);
+            (random_inputs(&p, seed), Some(seed))
+        }
+    };
+    let out = interp::eval(&p, &inputs)?;
+    if json {
+        let ins: serde_json::Map<String, serde_json::Value> = p
+            .inputs
+            .iter()
+            .zip(&inputs)
+            .map(|(d, v)| (d.name.clone(), to_json(v, &d.ty)))
+            .collect();
+        let doc = serde_json::json!({
+            "program": p.name,
+            "seed": seed,
+            "inputs": ins,
+            "output": to_json(&out, p.output_type()),
+        });
+        println!("{doc}");
+    } else {
+        if let Some(seed) = seed {
+            for (d, v) in p.inputs.iter().zip(&inputs) {
+                println!(
+                    "input {} (random, seed {seed}) = {}",
+                    d.name,
+                    format_value(v, &d.ty)
+                );
+            }
+        }
+        println!("output = {}", format_value(&out, p.output_type()));
+    }
+    Ok(0)
+}
+
+/// Random values for every input of `p`, the same for the same seed on every machine.
+pub fn random_inputs(p: &Program, seed: u64) -> Vec<Value> {
+    let mut rng = Rng::new(seed);
+    p.inputs
+        .iter()
+        .map(|d| random_value(&d.ty, &mut rng))
+        .collect()
+}
+
+/// Reads inputs from JSON: `{"NAME": value, ...}`, or a bare value for a one-input program.
+pub fn read_inputs(p: &Program, path: &Path) -> Result<Vec<Value>, Diagnostic> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::file(&file, format!("cannot read the file: {e}")))?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Diagnostic::at(
+            &file,
+            crate::util::diag::Pos {
+                line: e.line() as u32,
+                col: e.column() as u32,
+            },
+            format!("invalid JSON: {e}"),
+        )
+    })?;
+    let by_name = match &doc {
+        serde_json::Value::Object(map)
+            if p.inputs.len() > 1 || map.contains_key(&p.inputs[0].name) =>
+        {
+            for key in map.keys() {
+                if !p.inputs.iter().any(|d| &d.name == key) {
+                    return Err(Diagnostic::file(
+                        &file,
+                        format!("`{key}` is not an input of program {}", p.name),
+                    ));
+                }
+            }
+            Some(map)
+        }
+        _ if p.inputs.len() == 1 => None,
+        _ => {
+            return Err(Diagnostic::file(
+                &file,
+                format!(
+                    "expected an object with the inputs {}",
+                    p.inputs
+                        .iter()
+                        .map(|d| d.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ))
+        }
+    };
+    p.inputs
+        .iter()
+        .map(|d| {
+            let j = match by_name {
+                Some(map) => map.get(&d.name).ok_or_else(|| {
+                    Diagnostic::file(&file, format!("the input `{}` is missing", d.name))
+                })?,
+                None => &doc,
+            };
+            from_json(j, &d.ty, &d.name).map_err(|m| Diagnostic::file(&file, m))
+        })
+        .collect()
+}

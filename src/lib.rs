@@ -1,0 +1,8 @@
+//! Tessera: a compiler from streaming sequence programs to space-time hardware.
+//!
+//! The modules follow the pipeline: [`seq`] (the sequence language, its checker and
+//! reference interpreter) feeds the later layers; [`util`] holds what every layer shares.
+
+pub mod cli;
+pub mod seq;
+pub mod util;

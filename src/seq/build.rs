@@ -1,0 +1,99 @@
+//! Checked construction of program nodes: every node added here gets its type from the
+//! typing rules, so a [`Program`] built through this module is well typed by construction.
+//! The front end, the derived forms and the tests all build programs this way.
+
+use super::check;
+use super::op::Op;
+use super::program::{NodeId, Program};
+use super::types::SeqType;
+
+/// Adds a first-order operator applied to `args`, computing its type.
+pub fn apply(p: &mut Program, op: Op, args: &[NodeId]) -> Result<NodeId, String> {
+    if args.len() != op.arity() {
+        return Err(format!(
+            "{op}: takes {} input(s), found {}",
+            op.arity(),
+            args.len()
+        ));
+    }
+    let tys: Vec<&SeqType> = args.iter().map(|a| p.ty(*a)).collect();
+    let ty = check::result_type(&op, &tys)?;
+    Ok(p.add(op, args.to_vec(), ty))
+}
+
+/// Adds a constant.
+pub fn constant(
+    p: &mut Program,
+    value: super::value::Value,
+    ty: SeqType,
+) -> Result<NodeId, String> {
+    super::value::check_value(&value, &ty)?;
+    Ok(p.add(Op::Const(value, ty.clone()), Vec::new(), ty))
+}
+
+/// Adds the placeholder for argument `index` of a function body.
+pub fn arg(p: &mut Program, index: u8, ty: SeqType) -> NodeId {
+    p.add(Op::Arg(index, ty.clone()), Vec::new(), ty)
+}
+
+/// Adds `map n body input`; `body` must take exactly the element type of `input`.
+pub fn map(p: &mut Program, n: u64, body: NodeId, input: NodeId) -> Result<NodeId, String> {
+    let what = format!("map {n}");
+    let e = check::map_input(&what, p.ty(input), n)?.clone();
+    check_body(p, &what, body, &[e])?;
+    let ty = SeqType::seq(n, p.ty(body).clone());
+    Ok(p.add(Op::Map { n, body }, vec![input], ty))
+}
+
+/// Adds `map2 n body a b`.
+pub fn map2(p: &mut Program, n: u64, body: NodeId, a: NodeId, b: NodeId) -> Result<NodeId, String> {
+    let what = format!("map2 {n}");
+    let ea = check::map_input(&what, p.ty(a), n)?.clone();
+    let eb = check::map_input(&what, p.ty(b), n)?.clone();
+    check_body(p, &what, body, &[ea, eb])?;
+    let ty = SeqType::seq(n, p.ty(body).clone());
+    Ok(p.add(Op::Map2 { n, body }, vec![a, b], ty))
+}
+
+/// Adds `reduce n body input`; `body` takes the zipped pair of two elements and must return
+/// the element type.
+pub fn reduce(p: &mut Program, n: u64, body: NodeId, input: NodeId) -> Result<NodeId, String> {
+    let (e, pair) = check::reduce_input(p.ty(input), n)?;
+    check_body(p, &format!("reduce {n}"), body, &[pair])?;
+    if *p.ty(body) != e {
+        return Err(format!(
+            "reduce {n}: the function must return the element type {e}, but returns {}",
+            p.ty(body)
+        ));
+    }
+    Ok(p.add(Op::Reduce { n, body }, vec![input], SeqType::seq(1, e)))
+}
+
+/// Checks that a body's argument placeholders have the types its operator passes in.
+fn check_body(p: &Program, what: &str, body: NodeId, params: &[SeqType]) -> Result<(), String> {
+    for id in p.scope(body) {
+        match &p.node(id).op {
+            Op::Arg(i, t) => match params.get(usize::from(*i)) {
+                Some(expected) if expected == t => {}
+                Some(expected) => {
+                    return Err(format!(
+                        "{what}: the function's argument {i} has type {t}, but receives {expected}"
+                    ))
+                }
+                None => {
+                    return Err(format!(
+                        "{what}: the function uses argument {i}, but receives only {} argument(s)",
+                        params.len()
+                    ))
+                }
+            },
+            Op::Input(_) => {
+                return Err(format!(
+                    "{what}: a function body is closed, but this one reads a program input"
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

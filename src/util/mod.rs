@@ -1,0 +1,6 @@
+//! Infrastructure shared by every layer: diagnostics, positioned s-expressions, a
+//! deterministic random number generator.
+
+pub mod diag;
+pub mod rng;
+pub mod sexp;
