@@ -4,5 +4,7 @@
 //! reference interpreter) feeds the later layers; [`util`] holds what every layer shares.
 
 pub mod cli;
+pub mod egraph;
 pub mod seq;
+pub mod st;
 pub mod util;
