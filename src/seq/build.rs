@@ -5,6 +5,7 @@
 use super::check;
 use super::op::Op;
 use super::program::{NodeId, Program};
+use super::front::MAX_ATOMS;
 use super::types::SeqType;
 
 /// Adds a first-order operator applied to `args`, computing its type.
@@ -17,8 +18,18 @@ pub fn apply(p: &mut Program, op: Op, args: &[NodeId]) -> Result<NodeId, String>
         ));
     }
     let tys: Vec<&SeqType> = args.iter().map(|a| p.ty(*a)).collect();
-    let ty = check::result_type(&op, &tys)?;
+    let ty = within_limit(&op, check::result_type(&op, &tys)?)?;
     Ok(p.add(op, args.to_vec(), ty))
+}
+
+/// Rejects result types too large to interpret or build, naming the operator.
+fn within_limit(what: &dyn std::fmt::Display, ty: SeqType) -> Result<SeqType, String> {
+    if ty.atoms() > MAX_ATOMS {
+        return Err(format!(
+            "{what}: the result type {ty} holds more than {MAX_ATOMS} atoms"
+        ));
+    }
+    Ok(ty)
 }
 
 /// Adds a constant.
@@ -41,7 +52,7 @@ pub fn map(p: &mut Program, n: u64, body: NodeId, input: NodeId) -> Result<NodeI
     let what = format!("map {n}");
     let e = check::map_input(&what, p.ty(input), n)?.clone();
     check_body(p, &what, body, &[e])?;
-    let ty = SeqType::seq(n, p.ty(body).clone());
+    let ty = within_limit(&what, SeqType::seq(n, p.ty(body).clone()))?;
     Ok(p.add(Op::Map { n, body }, vec![input], ty))
 }
 
@@ -51,7 +62,7 @@ pub fn map2(p: &mut Program, n: u64, body: NodeId, a: NodeId, b: NodeId) -> Resu
     let ea = check::map_input(&what, p.ty(a), n)?.clone();
     let eb = check::map_input(&what, p.ty(b), n)?.clone();
     check_body(p, &what, body, &[ea, eb])?;
-    let ty = SeqType::seq(n, p.ty(body).clone());
+    let ty = within_limit(&what, SeqType::seq(n, p.ty(body).clone()))?;
     Ok(p.add(Op::Map2 { n, body }, vec![a, b], ty))
 }
 

@@ -168,20 +168,20 @@ impl SeqType {
         }
     }
 
-    /// Bits of one value of this type (sequences count every element).
+    /// Bits of one value of this type (sequences count every element; saturates).
     pub fn bits(&self) -> u64 {
         match self {
             SeqType::Scalar(s) => u64::from(s.width()),
             SeqType::ATuple(a, b) => a.bits() + b.bits(),
-            SeqType::STuple(n, t) | SeqType::Seq(n, t) => n * t.bits(),
+            SeqType::STuple(n, t) | SeqType::Seq(n, t) => n.saturating_mul(t.bits()),
         }
     }
 
-    /// Number of atoms in one value (an atom tuple counts as one atom).
+    /// Number of atoms in one value (an atom tuple counts as one atom; saturates).
     pub fn atoms(&self) -> u64 {
         match self {
             SeqType::Scalar(_) | SeqType::ATuple(..) => 1,
-            SeqType::STuple(n, t) | SeqType::Seq(n, t) => n * t.atoms(),
+            SeqType::STuple(n, t) | SeqType::Seq(n, t) => n.saturating_mul(t.atoms()),
         }
     }
 

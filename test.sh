@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every check of the project: formatting, lints and all tests.
+#
+# On a fresh Debian machine it first installs what the tests need and is missing:
+# Icarus Verilog (RTL simulation), Verilator (lint, fast simulation), Yosys (synthesis area)
+# and CBC (the exact ILP extractor). Run it from anywhere: ./test.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+
+missing=()
+command -v iverilog >/dev/null 2>&1 || missing+=(iverilog)
+command -v verilator >/dev/null 2>&1 || missing+=(verilator)
+command -v yosys >/dev/null 2>&1 || missing+=(yosys)
+if ! pkg-config --exists cbc 2>/dev/null && [ ! -e /usr/include/coin/CbcModel.hpp ]; then
+  missing+=(coinor-libcbc-dev)
+fi
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test.sh: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+  rustup component add rustfmt clippy
+fi
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --all-targets -- -D warnings
+echo "== cargo test"
+cargo test
