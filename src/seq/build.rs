@@ -80,6 +80,38 @@ pub fn reduce(p: &mut Program, n: u64, body: NodeId, input: NodeId) -> Result<No
     Ok(p.add(Op::Reduce { n, body }, vec![input], SeqType::seq(1, e)))
 }
 
+/// Adds `hmap n (list_to_seq f_0 .. f_n-1) input`: one body per element, each taking the
+/// element type of `input`; all must return one type.
+pub fn hmap(p: &mut Program, n: u64, bodies: &[NodeId], input: NodeId) -> Result<NodeId, String> {
+    let what = format!("hmap {n}");
+    let e = check::map_input(&what, p.ty(input), n)?.clone();
+    if bodies.len() as u64 != n {
+        return Err(format!(
+            "{what}: needs {n} functions (one per element), found {}",
+            bodies.len()
+        ));
+    }
+    for (i, body) in bodies.iter().enumerate() {
+        check_body(p, &format!("{what}, function {i}"), *body, std::slice::from_ref(&e))?;
+        if p.ty(*body) != p.ty(bodies[0]) {
+            return Err(format!(
+                "{what}: every function must return one type; function 0 returns {}, function {i} returns {}",
+                p.ty(bodies[0]),
+                p.ty(*body)
+            ));
+        }
+    }
+    let ty = SeqType::seq(n, p.ty(bodies[0]).clone());
+    Ok(p.add(
+        Op::HMap {
+            n,
+            bodies: bodies.to_vec(),
+        },
+        vec![input],
+        ty,
+    ))
+}
+
 /// Checks that a body's argument placeholders have the types its operator passes in.
 fn check_body(p: &Program, what: &str, body: NodeId, params: &[SeqType]) -> Result<(), String> {
     for id in p.scope(body) {

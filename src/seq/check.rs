@@ -101,7 +101,7 @@ pub fn result_type(op: &Op, args: &[&SeqType]) -> Result<SeqType, String> {
         Op::Input(_) | Op::Arg(..) | Op::Const(..) | Op::Counter { .. } => {
             Err(format!("{op}: has no inputs"))
         }
-        Op::Map { .. } | Op::Map2 { .. } | Op::Reduce { .. } => {
+        Op::Map { .. } | Op::Map2 { .. } | Op::Reduce { .. } | Op::HMap { .. } => {
             Err(format!("{op}: a higher-order operator is typed with its body"))
         }
     }

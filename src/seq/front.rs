@@ -19,6 +19,13 @@ use std::path::Path;
 /// enough that a typo such as `(seq 99999999999 ...)` is an error, not an out-of-memory.
 pub const MAX_ATOMS: u64 = 1 << 28;
 
+/// The deepest parenthesis nesting a file may have, and the deepest chain of expressions
+/// (through lets and defs) the front end elaborates: far above real programs, and low
+/// enough that the recursive reader and checker stay within a 2 MB thread stack.
+pub const MAX_NESTING: usize = 200;
+/// See [`MAX_NESTING`].
+pub const MAX_DEPTH: usize = 400;
+
 /// Reads and checks a program file.
 pub fn load_program(path: &Path) -> Result<Program, Diagnostic> {
     let file = path.display().to_string();
@@ -33,6 +40,7 @@ pub fn load_program(path: &Path) -> Result<Program, Diagnostic> {
 
 /// Checks program text; `file` names it in errors and `name` becomes the program's name.
 pub fn parse_program(file: &str, name: &str, text: &str) -> Result<Program, Diagnostic> {
+    check_nesting(file, text)?;
     let forms = parse_file(file, text)?;
     let mut front = Front {
         file,
@@ -40,6 +48,7 @@ pub fn parse_program(file: &str, name: &str, text: &str) -> Result<Program, Diag
         globals: IndexMap::new(),
         defs: IndexMap::new(),
         in_progress: Vec::new(),
+        depth: 0,
     };
     let mut output: Option<&Sexp> = None;
     for form in &forms {
@@ -66,6 +75,38 @@ pub fn parse_program(file: &str, name: &str, text: &str) -> Result<Program, Diag
     Ok(front.prog)
 }
 
+/// Rejects text whose parentheses nest deeper than [`MAX_NESTING`], before the recursive
+/// reader sees it. Comments are skipped; balance is checked later by the reader.
+fn check_nesting(file: &str, text: &str) -> Result<(), Diagnostic> {
+    let (mut depth, mut in_comment) = (0usize, false);
+    let mut pos = Pos { line: 1, col: 1 };
+    for c in text.chars() {
+        match c {
+            '\n' => in_comment = false,
+            ';' => in_comment = true,
+            '(' if !in_comment => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(Diagnostic::at(
+                        file,
+                        pos,
+                        format!("parentheses nest more than {MAX_NESTING} deep here"),
+                    ));
+                }
+            }
+            ')' if !in_comment => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if c == '\n' {
+            pos.line += 1;
+            pos.col = 1;
+        } else {
+            pos.col += 1;
+        }
+    }
+    Ok(())
+}
+
 enum Global<'a> {
     Input(NodeId),
     Let(&'a Sexp, Option<NodeId>),
@@ -83,6 +124,8 @@ struct Front<'a> {
     defs: IndexMap<String, Def<'a>>,
     /// Lets and defs being expanded, to report cycles.
     in_progress: Vec<String>,
+    /// How many expressions are being elaborated, one inside the other.
+    depth: usize,
 }
 
 /// The names visible in an expression.
@@ -122,6 +165,7 @@ enum Head {
     Map,
     Map2,
     Reduce,
+    HMap,
     Up,
     Down,
     Shift,
@@ -146,6 +190,7 @@ fn head_of(word: &str) -> Option<Head> {
         "map" => Head::Map,
         "map2" => Head::Map2,
         "reduce" => Head::Reduce,
+        "hmap" => Head::HMap,
         "up1d" => Head::Up,
         "down1d" | "select1d" => Head::Down,
         "shift" => Head::Shift,
@@ -167,6 +212,7 @@ impl Head {
     fn params(self) -> &'static [&'static str] {
         match self {
             Head::Map | Head::Map2 | Head::Reduce => &["n", "function"],
+            Head::HMap => &["n", "functions"],
             Head::Up | Head::STupleToSeq | Head::SeqToSTuple => &["n"],
             Head::Down => &["n", "index"],
             Head::Shift => &["n", "amount"],
@@ -441,6 +487,19 @@ impl<'a> Front<'a> {
 
     /// Elaborates an expression to a node.
     fn expr(&mut self, sx: &'a Sexp, env: &Env) -> Result<NodeId, Diagnostic> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err(
+                sx.pos,
+                format!("expressions nest more than {MAX_DEPTH} deep here (through lets and defs)"),
+            ));
+        }
+        self.depth += 1;
+        let r = self.expr_inner(sx, env);
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self, sx: &'a Sexp, env: &Env) -> Result<NodeId, Diagnostic> {
         if let Some(word) = sx.atom() {
             return self.name(word, sx.pos, env);
         }
@@ -777,6 +836,33 @@ impl<'a> Front<'a> {
                 };
                 return r.map_err(e);
             }
+            Head::HMap => {
+                let n = self.count(&params[0], "length")?;
+                let elem = super::check::map_input(&format!("hmap {n}"), self.prog.ty(inputs[0]), n)
+                    .map_err(e)?
+                    .clone();
+                let fs = &params[1];
+                let items = match fs.list() {
+                    Some(items) if fs.head().map(normalize_name).as_deref() == Some("listtoseq") => {
+                        &items[1..]
+                    }
+                    _ => {
+                        return Err(self.err(
+                            fs.pos,
+                            format!(
+                                "hmap: expected its functions as `(list_to_seq F0 .. F{})`, found `{}`",
+                                n.saturating_sub(1),
+                                fs.excerpt(40)
+                            ),
+                        ))
+                    }
+                };
+                let bodies = items
+                    .iter()
+                    .map(|f| self.func(f, std::slice::from_ref(&elem)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                return build::hmap(&mut self.prog, n, &bodies, inputs[0]).map_err(e);
+            }
             Head::Stencil1d | Head::Stencil2d => {
                 let nums: Vec<u64> = params
                     .iter()
@@ -858,5 +944,6 @@ fn is_keyword(word: &str) -> bool {
             | "constgen"
             | "counter"
             | "init"
+            | "listtoseq"
     ) || ScalarType::from_name(word).is_some()
 }

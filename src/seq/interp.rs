@@ -77,7 +77,7 @@ impl<'p> Interp<'p> {
     fn new(p: &'p Program, inputs: &'p [Value]) -> Interp<'p> {
         let mut bodies = HashMap::new();
         for id in p.reachable() {
-            if let Some(body) = p.node(id).op.body() {
+            for body in p.node(id).op.bodies() {
                 bodies.entry(body).or_insert_with(|| compile_scope(p, body));
             }
         }
@@ -154,6 +154,14 @@ impl<'p> Interp<'p> {
                     .iter()
                     .zip(args[1].list())
                     .map(|(x, y)| self.call(*body, &[x.clone(), y.clone()]))
+                    .collect(),
+            ),
+            Op::HMap { bodies, .. } => Value::List(
+                args[0]
+                    .list()
+                    .iter()
+                    .zip(bodies)
+                    .map(|(x, body)| self.call(*body, std::slice::from_ref(x)))
                     .collect(),
             ),
             Op::Reduce { body, .. } => {

@@ -116,6 +116,9 @@ pub enum Op {
     Map2 { n: u64, body: NodeId },
     /// `Reduce n f`: `(seq n t) -> (seq 1 t)`; `f` takes `t`'s zipped pair.
     Reduce { n: u64, body: NodeId },
+    /// `HMap n [f_0 .. f_n-1]` (the Stencil seed's heterogeneous map): element `i` of
+    /// `(seq n a)` goes through `f_i : a -> b`. Written `(hmap n (list_to_seq f_0 ..) x)`.
+    HMap { n: u64, bodies: Vec<NodeId> },
     /// `Up_1d n`: `(seq 1 t) -> (seq n t)`.
     Up { n: u64 },
     /// `Down_1d n idx` (also `Select_1d`): `(seq n t) -> (seq 1 t)`.
@@ -153,7 +156,16 @@ impl Op {
         }
     }
 
-    /// The function body of a higher-order operator.
+    /// Every function body of a higher-order operator (`hmap` has one per element).
+    pub fn bodies(&self) -> Vec<NodeId> {
+        match self {
+            Op::HMap { bodies, .. } => bodies.clone(),
+            _ => self.body().into_iter().collect(),
+        }
+    }
+
+    /// The function body of `map`, `map2` or `reduce` (`None` for `hmap`, which has
+    /// several: see [`Op::bodies`]).
     pub fn body(&self) -> Option<NodeId> {
         match self {
             Op::Map { body, .. } | Op::Map2 { body, .. } | Op::Reduce { body, .. } => Some(*body),
@@ -173,6 +185,7 @@ impl Op {
             Op::Map { .. } => "map",
             Op::Map2 { .. } => "map2",
             Op::Reduce { .. } => "reduce",
+            Op::HMap { .. } => "hmap",
             Op::Up { .. } => "up_1d",
             Op::Down { .. } => "down_1d",
             Op::Shift { .. } => "shift",
@@ -196,7 +209,11 @@ impl fmt::Display for Op {
             Op::Arg(i, t) => write!(f, "{name} {i} {t}"),
             Op::Const(_, t) => write!(f, "{name} {t}"),
             Op::Counter { n, incr, ty } => write!(f, "{name} {n} {incr} {ty}"),
-            Op::Map { n, .. } | Op::Map2 { n, .. } | Op::Reduce { n, .. } | Op::Up { n } => {
+            Op::Map { n, .. }
+            | Op::Map2 { n, .. }
+            | Op::Reduce { n, .. }
+            | Op::HMap { n, .. }
+            | Op::Up { n } => {
                 write!(f, "{name} {n}")
             }
             Op::Down { n, idx } => write!(f, "{name} {n} {idx}"),

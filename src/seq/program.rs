@@ -165,7 +165,7 @@ impl Program {
             }
             let node = self.node(id);
             stack.extend(node.args.iter().copied());
-            stack.extend(node.op.body());
+            stack.extend(node.op.bodies());
         }
         self.ids().filter(|id| seen[id.index()]).collect()
     }

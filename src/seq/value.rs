@@ -144,11 +144,12 @@ fn parse_fixp(text: &str) -> Result<u64, String> {
         let i: u128 = i.parse().map_err(|_| bad())?;
         let fv: u128 = f.parse().map_err(|_| bad())?;
         let d = 10u128.pow(f.len() as u32);
-        (i * d + fv, d)
+        let num = i.checked_mul(d).and_then(|x| x.checked_add(fv));
+        (num.ok_or_else(bad)?, d)
     } else {
         (text.parse().map_err(|_| bad())?, 1)
     };
-    let scaled = num * 128;
+    let scaled = num.checked_mul(128).ok_or_else(bad)?;
     if scaled % den != 0 || scaled / den > 255 {
         return Err(bad());
     }

@@ -1,1 +1,29 @@
 //! The space-time IR: layouts, operators, type checker, cycle simulator, latency and area.
+//!
+//! A [`Design`] is an arena of space-time operators ([`StOp`]) whose every value has an
+//! exact [`Layout`]: which atoms travel on which wires during which clocks. The layer knows
+//! nothing of e-graphs or Verilog; it is the contract both sides meet:
+//!
+//! - [`check`]: exact operator types, syntactic layout equality at every composition;
+//! - [`latency`]: per-node latency and latency-matching FIFO insertion;
+//! - [`sim`]: a clock-by-clock simulator, compared with the interpreter by [`verify`];
+//! - [`area`]: the area model used to rank designs;
+//! - [`text`]: the `.st` file format (`docs/space-time.md`).
+
+pub mod area;
+pub mod check;
+pub mod design;
+pub mod latency;
+pub mod layout;
+pub mod op;
+pub mod perm;
+pub mod sim;
+pub mod stream;
+pub mod text;
+pub mod verify;
+
+pub use design::{Body, BodyId, Design, InputDecl, Node, NodeId};
+pub use layout::Layout;
+pub use op::StOp;
+
+pub use text::{load_design, parse_design};

@@ -1,0 +1,223 @@
+//! `tessera check`, `sim` and `area` on space-time designs (`.st`).
+
+use super::CliResult;
+use crate::seq::load_program;
+use crate::seq::value::format_value;
+use crate::st::area::{area, Area, Weights};
+use crate::st::latency;
+use crate::st::stream::Lane;
+use crate::st::verify::{random_frames, verify};
+use crate::st::{load_design, Design};
+use std::path::Path;
+
+fn area_json(a: &Area, w: &Weights) -> serde_json::Value {
+    serde_json::json!({
+        "logic": a.logic,
+        "ff_bits": a.ff_bits,
+        "ram_bits": a.ram_bits,
+        "dsp": a.dsp,
+        "scalar": a.scalar(w),
+    })
+}
+
+fn area_text(a: &Area, w: &Weights) -> String {
+    format!(
+        "{:.1} (logic {}, ff {} bits, ram {} bits, dsp {})",
+        a.scalar(w),
+        a.logic,
+        a.ff_bits,
+        a.ram_bits,
+        a.dsp
+    )
+}
+
+/// `tessera check DESIGN.st`: type-check, print layouts, clocks, latency and area.
+pub fn check(file: &Path, json: bool) -> CliResult {
+    let d = load_design(file)?;
+    let lat = latency::analyze(&d)?;
+    let w = Weights::default();
+    let a = area(&d).total;
+    if json {
+        let inputs: serde_json::Map<String, serde_json::Value> = d
+            .inputs
+            .iter()
+            .map(|i| (i.name.clone(), i.layout.to_string().into()))
+            .collect();
+        let misaligned: Vec<String> = lat.misaligned.iter().map(|m| m.op.clone()).collect();
+        let doc = serde_json::json!({
+            "design": d.name,
+            "inputs": inputs,
+            "output": d.output_layout().to_string(),
+            "clocks": d.clocks(),
+            "latency": lat.output,
+            "misaligned_joins": misaligned,
+            "nodes": d.top_scope().len(),
+            "area": area_json(&a, &w),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!("design {}", d.name);
+        for i in &d.inputs {
+            println!("  input  {} : {}", i.name, i.layout);
+        }
+        println!("  output : {}", d.output_layout());
+        println!(
+            "  clocks : {} per period ({} valid at the output)",
+            d.clocks(),
+            d.output_layout().valid_clocks()
+        );
+        println!("  latency: {}", lat.output);
+        for m in &lat.misaligned {
+            println!(
+                "  warning: {} joins inputs with latencies {:?}; `tessera sim` inserts FIFOs",
+                m.op, m.inputs
+            );
+        }
+        println!("  area   : {}", area_text(&a, &w));
+    }
+    Ok(0)
+}
+
+/// `tessera sim DESIGN.st --program FILE.seq [--random SEED] [--frames N] [--json]`.
+pub fn sim(file: &Path, program: &Path, seed: Option<u64>, frames: usize, json: bool) -> CliResult {
+    let d = load_design(file)?;
+    let p = load_program(program)?;
+    let seed = seed.unwrap_or(0);
+    if frames == 0 {
+        return Err("--frames must be at least 1".into());
+    }
+    let aligned: Design;
+    let inserted = !latency::analyze(&d)?.misaligned.is_empty();
+    let design = if inserted {
+        aligned = latency::insert_fifos(&d)?;
+        &aligned
+    } else {
+        &d
+    };
+    let inputs = random_frames(&p, seed, frames);
+    let v = verify(design, &p, &inputs)?;
+    let passed = v.passed();
+    if json {
+        let mism: Vec<serde_json::Value> = v
+            .mismatches
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "frame": m.frame,
+                    "atom": m.atom,
+                    "expected": format!("{:?}", m.expected),
+                    "got": lane_text(&m.got),
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "design": d.name,
+            "program": p.name,
+            "seed": seed,
+            "frames": frames,
+            "clocks": v.sim.clocks,
+            "latency": v.sim.latency,
+            "model_latency": v.sim.model_latency,
+            "fifos_inserted": inserted,
+            "clocks_simulated": v.sim.clocks_run,
+            "atoms_checked": v.checked,
+            "atoms_dont_care": v.skipped,
+            "mismatches": v.mismatch_count,
+            "first_mismatches": mism,
+            "violations": v.sim.violations,
+            "passed": passed,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!("design {} against program {} (seed {seed})", d.name, p.name);
+        if inserted {
+            println!("  latency-matching FIFOs inserted at misaligned joins");
+        }
+        println!(
+            "  clocks : {} per period, {frames} frames back to back, {} clocks simulated",
+            v.sim.clocks, v.sim.clocks_run
+        );
+        println!(
+            "  latency: {} (model {})",
+            v.sim.latency, v.sim.model_latency
+        );
+        println!(
+            "  checked {} output atoms, {} don't-care skipped",
+            v.checked, v.skipped
+        );
+        let atom = crate::st::verify::atom_type(p.output_type());
+        for m in v.mismatches.iter().take(10) {
+            let got = match &m.got {
+                Lane::Val(g) => format_value(g, atom),
+                Lane::Poison => lane_text(&m.got),
+            };
+            println!(
+                "  MISMATCH frame {} atom {}: expected {}, got {got}",
+                m.frame,
+                m.atom,
+                format_value(&m.expected, atom),
+            );
+        }
+        for s in &v.sim.violations {
+            println!("  VIOLATION {s}");
+        }
+        println!("  {}", if passed { "PASS" } else { "FAIL" });
+    }
+    Ok(if passed { 0 } else { 1 })
+}
+
+fn lane_text(l: &Lane) -> String {
+    match l {
+        Lane::Poison => "poison (data from an invalid clock)".into(),
+        Lane::Val(v) => format!("{v:?}"),
+    }
+}
+
+/// `tessera area DESIGN.st [--json]`: the model area by operator.
+pub fn area_cmd(file: &Path, json: bool) -> CliResult {
+    let d = load_design(file)?;
+    let w = Weights::default();
+    let r = area(&d);
+    if json {
+        let by_op: serde_json::Map<String, serde_json::Value> = r
+            .by_op
+            .iter()
+            .map(|(k, (n, a))| {
+                let mut j = area_json(a, &w);
+                j["instances"] = (*n).into();
+                (k.clone(), j)
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "design": d.name,
+            "weights": serde_json::to_value(w)?,
+            "total": area_json(&r.total, &w),
+            "by_operator": by_op,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!("design {}", d.name);
+        println!(
+            "  {:<18} {:>9} {:>8} {:>8} {:>9} {:>5} {:>9}",
+            "operator", "instances", "logic", "ff", "ram", "dsp", "scalar"
+        );
+        for (k, (n, a)) in &r.by_op {
+            println!(
+                "  {:<18} {:>9} {:>8} {:>8} {:>9} {:>5} {:>9.1}",
+                k,
+                n,
+                a.logic,
+                a.ff_bits,
+                a.ram_bits,
+                a.dsp,
+                a.scalar(&w)
+            );
+        }
+        println!("  total: {}", area_text(&r.total, &w));
+        println!(
+            "  weights: logic {}, ff bit {}, ram bit {}, dsp {} (docs/area-model.md)",
+            w.logic, w.ff_bit, w.ram_bit, w.dsp
+        );
+    }
+    Ok(0)
+}

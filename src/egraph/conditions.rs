@@ -1,0 +1,527 @@
+//! The named side conditions and generators a rule file may use in `(where ...)`.
+//!
+//! A clause `(NAME ?a ?b ...)` reads the variables bound so far (by the left side or by
+//! earlier clauses) and either rejects the match (a condition), or binds new variables, once
+//! or several times (a generator: `factor` yields one binding per factor pair). A new
+//! variable is bound either to an existing e-class or to a *term fragment* (a pattern built
+//! here, e.g. the number 4, or a composed function body) that the right side splices in.
+//! Every generator only reads the e-graph; the rule applier adds the right side.
+
+use super::analysis::{SeqEGraph, Sort};
+use super::extract::{hole_var, scope_term};
+use super::lang::{Literal, SeqLang};
+use super::pattern::{infer_var, Pat};
+use crate::seq::value::Value;
+use egg::{ENodeOrVar, Id, Var};
+use indexmap::IndexMap;
+use std::collections::BTreeSet;
+
+/// What a variable is bound to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bound {
+    /// An existing e-class.
+    Class(Id),
+    /// A fragment to splice into the right side (its variables are bound too).
+    Term(Pat),
+}
+
+/// Variable bindings of one rule instance, in binding order.
+pub type Bindings = IndexMap<Var, Bound>;
+
+/// Which factor pairs `n = no * ni` the `factor` generator yields (the bound on nesting).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FactorPolicy {
+    /// Every pair with `no, ni >= 2` (used by the soundness test on small numbers).
+    All,
+    /// Only pairs whose inner factor `ni` is in the set (and `no, ni >= 2`).
+    Inner(BTreeSet<u64>),
+}
+
+impl FactorPolicy {
+    /// The default for saturating a program: inner factors 2, 3 and 4.
+    pub fn default_inner() -> FactorPolicy {
+        FactorPolicy::Inner(BTreeSet::from([2, 3, 4]))
+    }
+
+    /// The allowed pairs `(no, ni)` for `n`, by increasing `ni`.
+    pub fn pairs(&self, n: u64) -> Vec<(u64, u64)> {
+        let ok = |ni: u64| match self {
+            FactorPolicy::All => true,
+            FactorPolicy::Inner(set) => set.contains(&ni),
+        };
+        let mut out = Vec::new();
+        let mut ni = 2;
+        while ni * 2 <= n {
+            if n % ni == 0 && ok(ni) {
+                out.push((n / ni, ni));
+            }
+            ni += 1;
+            if let FactorPolicy::Inner(set) = self {
+                if set.range(ni..).next().is_none() {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// Prints the policy: `all` or `2,3,4`.
+    pub fn describe(&self) -> String {
+        match self {
+            FactorPolicy::All => "all".into(),
+            FactorPolicy::Inner(s) => s
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+}
+
+/// What generators may read.
+pub struct Ctx<'a> {
+    /// The e-graph being rewritten.
+    pub egraph: &'a SeqEGraph,
+    /// The factor pairs `factor` may yield.
+    pub factors: &'a FactorPolicy,
+}
+
+/// How a generator uses one argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Must be bound before the clause.
+    In,
+    /// Bound by the clause (must not be bound before).
+    Out,
+    /// Checked if bound, else bound by the clause.
+    InOut,
+}
+
+/// A generator's signature and documentation.
+#[derive(Debug)]
+pub struct GenSpec {
+    /// The name used in rule files.
+    pub name: &'static str,
+    /// One mode per argument.
+    pub modes: &'static [Mode],
+    /// What it does (printed by `tessera rules` and in docs/rules.md).
+    pub doc: &'static str,
+}
+
+use Mode::{In, InOut, Out};
+
+/// Every condition and generator rule files may use.
+pub const GENERATORS: &[GenSpec] = &[
+    GenSpec { name: "factor", modes: &[In, Out, Out], doc: "(factor ?n ?no ?ni): one binding per factor pair n = no*ni allowed by the factor policy (no, ni >= 2)" },
+    GenSpec { name: "mul", modes: &[In, In, InOut], doc: "(mul ?a ?b ?c): c = a*b" },
+    GenSpec { name: "divmod", modes: &[In, In, Out, Out], doc: "(divmod ?a ?b ?q ?r): q = a div b, r = a mod b (b > 0)" },
+    GenSpec { name: "eq", modes: &[In, In], doc: "(eq ?a ?b): the numbers are equal" },
+    GenSpec { name: "ne", modes: &[In, In], doc: "(ne ?a ?b): the numbers differ" },
+    GenSpec { name: "lt", modes: &[In, In], doc: "(lt ?a ?b): a < b" },
+    GenSpec { name: "all-same", modes: &[In, Out], doc: "(all-same ?fs ?f): the function list holds one function f n times" },
+    GenSpec { name: "compose", modes: &[In, In, Out], doc: "(compose ?f ?g ?h): h = f . g, i.e. f's body with (arg 0) replaced by g's" },
+    GenSpec { name: "compose-arg1", modes: &[In, In, Out], doc: "(compose-arg1 ?f ?g ?h): h = f with (arg 1) replaced by g applied to (arg 1)" },
+    GenSpec { name: "compose-each", modes: &[In, In, Out], doc: "(compose-each ?f ?gs ?hs): hs_i = f . gs_i" },
+    GenSpec { name: "each-compose", modes: &[In, In, Out], doc: "(each-compose ?fs ?g ?hs): hs_i = fs_i . g" },
+    GenSpec { name: "compose-lists", modes: &[In, In, Out], doc: "(compose-lists ?fs ?gs ?hs): hs_i = fs_i . gs_i" },
+    GenSpec { name: "peel", modes: &[In, Out, Out], doc: "(peel ?f ?outer ?inner): one binding per way to write f = outer . inner with outer a single operator over (arg 0)" },
+    GenSpec { name: "seed-shift-lanes", modes: &[In, In, In, Out], doc: "(seed-shift-lanes ?no ?ni ?init ?fs): the Stencil seed's HMap functions of Shift nesting: [Map 1 (Shift no init) . Select_1d ni (ni-1), Select_1d ni 0, .., Select_1d ni (ni-2)]" },
+    GenSpec { name: "shift-lanes", modes: &[In, In, In, In, In, Out], doc: "(shift-lanes ?no ?ni ?s ?init ?x ?lanes): the lane form of Shift (no*ni) s over x (reference 3.3 N-Shift): lane k is lane (k-s) mod ni of (partition no ni x), shifted by (ni-1-k+s) div ni rows, zipped into (seq no (seq 1 (stuple ni t)))" },
+];
+
+/// The generator of this name.
+pub fn lookup(name: &str) -> Option<&'static GenSpec> {
+    GENERATORS.iter().find(|g| g.name == name)
+}
+
+/// The number a variable is bound to, if it is one.
+pub fn num_of(ctx: &Ctx<'_>, b: &Bindings, v: Var) -> Option<u64> {
+    match b.get(&v)? {
+        Bound::Class(id) => ctx.egraph[*id].data.sort.num(),
+        Bound::Term(p) => match p.as_ref().last()? {
+            ENodeOrVar::ENode(SeqLang::Num(n)) => Some(*n),
+            _ => None,
+        },
+    }
+}
+
+/// A one-node fragment holding a number.
+pub fn num_frag(n: u64) -> Pat {
+    let mut p = Pat::default();
+    p.add(ENodeOrVar::ENode(SeqLang::Num(n)));
+    p
+}
+
+fn with(b: &Bindings, pairs: Vec<(Var, Bound)>) -> Bindings {
+    let mut out = b.clone();
+    for (v, x) in pairs {
+        out.insert(v, x);
+    }
+    out
+}
+
+/// Runs clause `name` with arguments `args` on bindings `b`; returns the extended bindings
+/// (none if the clause rejects). The loader has checked the name and the modes.
+pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Bindings> {
+    let n = |k: usize| num_of(ctx, b, args[k]);
+    let bound = |k: usize| b.contains_key(&args[k]);
+    let class = |k: usize| match b.get(&args[k]) {
+        Some(Bound::Class(id)) => Some(ctx.egraph.find(*id)),
+        _ => None,
+    };
+    match name {
+        "factor" => {
+            let Some(v) = n(0) else { return vec![] };
+            ctx.factors
+                .pairs(v)
+                .into_iter()
+                .map(|(no, ni)| {
+                    with(
+                        b,
+                        vec![
+                            (args[1], Bound::Term(num_frag(no))),
+                            (args[2], Bound::Term(num_frag(ni))),
+                        ],
+                    )
+                })
+                .collect()
+        }
+        "mul" => match (n(0), n(1)) {
+            (Some(x), Some(y)) => match x.checked_mul(y) {
+                Some(c) if bound(2) => {
+                    if n(2) == Some(c) {
+                        vec![b.clone()]
+                    } else {
+                        vec![]
+                    }
+                }
+                Some(c) => vec![with(b, vec![(args[2], Bound::Term(num_frag(c)))])],
+                None => vec![],
+            },
+            _ => vec![],
+        },
+        "divmod" => match (n(0), n(1)) {
+            (Some(x), Some(y)) if y > 0 => vec![with(
+                b,
+                vec![
+                    (args[2], Bound::Term(num_frag(x / y))),
+                    (args[3], Bound::Term(num_frag(x % y))),
+                ],
+            )],
+            _ => vec![],
+        },
+        "eq" | "ne" | "lt" => {
+            let ok = match (n(0), n(1)) {
+                (Some(x), Some(y)) => match name {
+                    "eq" => x == y,
+                    "ne" => x != y,
+                    _ => x < y,
+                },
+                _ => false,
+            };
+            if ok {
+                vec![b.clone()]
+            } else {
+                vec![]
+            }
+        }
+        "all-same" => {
+            let Some(fs) = class(0) else { return vec![] };
+            for node in &ctx.egraph[fs].nodes {
+                if let SeqLang::ListToSeq(items) = node {
+                    let first = ctx.egraph.find(items[0]);
+                    if items.iter().all(|i| ctx.egraph.find(*i) == first) {
+                        return vec![with(b, vec![(args[1], Bound::Class(first))])];
+                    }
+                }
+            }
+            vec![]
+        }
+        "compose" | "compose-arg1" => {
+            let (Some(f), Some(g)) = (class(0), class(1)) else {
+                return vec![];
+            };
+            let mut holes = IndexMap::new();
+            let h = if name == "compose" {
+                compose(ctx, f, 0, &class_frag(g, &mut holes), &mut holes)
+            } else {
+                let g1 = rename_arg0_to_1(ctx, g, &mut holes);
+                compose(ctx, f, 1, &g1, &mut holes)
+            };
+            match h {
+                Some(h) => vec![bind_with_holes(b, holes, args[2], h)],
+                None => vec![],
+            }
+        }
+        "compose-each" | "each-compose" | "compose-lists" => {
+            let (Some(x), Some(y)) = (class(0), class(1)) else {
+                return vec![];
+            };
+            let mut holes = IndexMap::new();
+            let pairs: Vec<(Id, Id)> = match name {
+                "compose-each" => match list_items(ctx, y) {
+                    Some(gs) => gs.into_iter().map(|g| (x, g)).collect(),
+                    None => return vec![],
+                },
+                "each-compose" => match list_items(ctx, x) {
+                    Some(fs) => fs.into_iter().map(|f| (f, y)).collect(),
+                    None => return vec![],
+                },
+                _ => match (list_items(ctx, x), list_items(ctx, y)) {
+                    (Some(fs), Some(gs)) if fs.len() == gs.len() => fs.into_iter().zip(gs).collect(),
+                    _ => return vec![],
+                },
+            };
+            let mut list = Pat::default();
+            let mut items = Vec::new();
+            for (f, g) in pairs {
+                let gf = class_frag(g, &mut holes);
+                let Some(h) = compose(ctx, f, 0, &gf, &mut holes) else {
+                    return vec![];
+                };
+                items.push(super::extract::splice(&mut list, &h));
+            }
+            list.add(ENodeOrVar::ENode(SeqLang::ListToSeq(items.into_boxed_slice())));
+            vec![bind_with_holes(b, holes, args[2], list)]
+        }
+        "peel" => {
+            let Some(f) = class(0) else { return vec![] };
+            peel(ctx, f)
+                .into_iter()
+                .map(|(outer, inner, holes)| {
+                    let mut out = bind_with_holes(b, holes, args[1], outer);
+                    out.insert(args[2], Bound::Class(inner));
+                    out
+                })
+                .collect()
+        }
+        "seed-shift-lanes" => match n(1) {
+            Some(ni) if ni >= 1 => {
+                let fs = seed_shift_lanes(args[0], args[1], args[2], ni);
+                vec![with(b, vec![(args[3], Bound::Term(fs))])]
+            }
+            _ => vec![],
+        },
+        "shift-lanes" => {
+            let (Some(no), Some(ni), Some(s)) = (n(0), n(1), n(2)) else {
+                return vec![];
+            };
+            let init = match b.get(&args[3]) {
+                Some(Bound::Class(id)) => match &ctx.egraph[*id].data.sort {
+                    Sort::Lit(v) => v.clone(),
+                    _ => return vec![],
+                },
+                Some(Bound::Term(p)) => match p.as_ref().last() {
+                    Some(ENodeOrVar::ENode(SeqLang::Lit(l))) => l.0.clone(),
+                    _ => return vec![],
+                },
+                None => return vec![],
+            };
+            if ni < 2 || s > no * ni {
+                return vec![];
+            }
+            let lanes = shift_lanes(args[0], args[1], s, &init, args[4], ni);
+            vec![with(b, vec![(args[5], Bound::Term(lanes))])]
+        }
+        _ => vec![],
+    }
+}
+
+fn bind_with_holes(b: &Bindings, holes: IndexMap<Var, Id>, v: Var, frag: Pat) -> Bindings {
+    let mut out = b.clone();
+    for (hv, id) in holes {
+        out.insert(hv, Bound::Class(id));
+    }
+    out.insert(v, Bound::Term(frag));
+    out
+}
+
+/// A fragment that is just a reference to class `id`.
+fn class_frag(id: Id, holes: &mut IndexMap<Var, Id>) -> Pat {
+    let v = hole_var(id);
+    holes.insert(v, id);
+    let mut p = Pat::default();
+    p.add(ENodeOrVar::Var(v));
+    p
+}
+
+/// `f` (a closed body) with `(arg index)` replaced by `g`.
+fn compose(
+    ctx: &Ctx<'_>,
+    f: Id,
+    index: u8,
+    g: &Pat,
+    holes: &mut IndexMap<Var, Id>,
+) -> Option<Pat> {
+    if !ctx.egraph[f].data.sort.is_body(2) {
+        return None;
+    }
+    let subst = |i: u8| (i == index).then(|| g.clone());
+    Some(scope_term(ctx.egraph, f, &subst, holes))
+}
+
+/// `g` (a one-argument body) as a body over argument 1 instead of 0.
+fn rename_arg0_to_1(ctx: &Ctx<'_>, g: Id, holes: &mut IndexMap<Var, Id>) -> Pat {
+    let a1 = {
+        let mut p = Pat::default();
+        let i = p.add(ENodeOrVar::ENode(SeqLang::Num(1)));
+        let t = p.add(ENodeOrVar::Var(infer_var()));
+        p.add(ENodeOrVar::ENode(SeqLang::Arg([i, t])));
+        p
+    };
+    let subst = |i: u8| (i == 0).then(|| a1.clone());
+    scope_term(ctx.egraph, g, &subst, holes)
+}
+
+/// The functions of the first `list_to_seq` node of a function-list class.
+fn list_items(ctx: &Ctx<'_>, fs: Id) -> Option<Vec<Id>> {
+    ctx.egraph[fs].nodes.iter().find_map(|n| match n {
+        SeqLang::ListToSeq(items) => Some(items.iter().map(|i| ctx.egraph.find(*i)).collect()),
+        _ => None,
+    })
+}
+
+/// Every way to split body `f` into one outer operator over `(arg 0)` and the inner body
+/// feeding it.
+fn peel(ctx: &Ctx<'_>, f: Id) -> Vec<(Pat, Id, IndexMap<Var, Id>)> {
+    let eg = ctx.egraph;
+    let mut out = Vec::new();
+    for node in &eg[f].nodes {
+        let data = node.data_children();
+        if data.len() != 1 || matches!(node, SeqLang::Arg(_)) {
+            continue;
+        }
+        let inner = eg.find(data[0]);
+        let is_arg = eg[inner].nodes.iter().any(|n| matches!(n, SeqLang::Arg(_)));
+        let one_arg = matches!(&eg[inner].data.sort,
+            Sort::Value { args, input: false, .. } if args.len() == 1 && args.contains_key(&0));
+        if is_arg || !one_arg {
+            continue;
+        }
+        let mut holes = IndexMap::new();
+        let mut p = Pat::default();
+        let new = egg::Language::map_children(node.clone(), |c| {
+            let c = eg.find(c);
+            if c == inner {
+                let i = p.add(ENodeOrVar::ENode(SeqLang::Num(0)));
+                let t = p.add(ENodeOrVar::Var(infer_var()));
+                p.add(ENodeOrVar::ENode(SeqLang::Arg([i, t])))
+            } else {
+                let v = hole_var(c);
+                holes.insert(v, c);
+                p.add(ENodeOrVar::Var(v))
+            }
+        });
+        p.add(ENodeOrVar::ENode(new));
+        out.push((p, inner, holes));
+    }
+    out
+}
+
+/// Small helpers to build fragments.
+struct Frag(Pat);
+
+impl Frag {
+    fn node(&mut self, n: SeqLang) -> Id {
+        self.0.add(ENodeOrVar::ENode(n))
+    }
+    fn var(&mut self, v: Var) -> Id {
+        self.0.add(ENodeOrVar::Var(v))
+    }
+    fn num(&mut self, n: u64) -> Id {
+        self.node(SeqLang::Num(n))
+    }
+    fn arg(&mut self, i: u64) -> Id {
+        let i = self.num(i);
+        let t = self.var(infer_var());
+        self.node(SeqLang::Arg([i, t]))
+    }
+}
+
+fn seed_shift_lanes(no: Var, ni_var: Var, init: Var, ni: u64) -> Pat {
+    let mut f = Frag(Pat::default());
+    let mut items = Vec::new();
+    // Lane 0: the previous row's last lane, shifted by one row.
+    let a = f.arg(0);
+    let (no_id, one, init_id) = (f.var(no), f.num(1), f.var(init));
+    let shift = f.node(SeqLang::Shift([no_id, one, init_id, a]));
+    let a = f.arg(0);
+    let (ni_id, last) = (f.var(ni_var), f.num(ni - 1));
+    let sel = f.node(SeqLang::Down([ni_id, last, a]));
+    let one = f.num(1);
+    items.push(f.node(SeqLang::Map([one, shift, sel])));
+    // Lane i >= 1: lane i-1 of the same row.
+    for i in 1..ni {
+        let a = f.arg(0);
+        let (ni_id, k) = (f.var(ni_var), f.num(i - 1));
+        items.push(f.node(SeqLang::Down([ni_id, k, a])));
+    }
+    f.node(SeqLang::ListToSeq(items.into_boxed_slice()));
+    f.0
+}
+
+fn shift_lanes(no: Var, ni_var: Var, s: u64, init: &Value, x: Var, ni: u64) -> Pat {
+    let mut f = Frag(Pat::default());
+    let init1 = match init {
+        Value::Undef => Value::Undef,
+        v => Value::List(vec![v.clone()]),
+    };
+    let (no_id, ni_id, x_id) = (f.var(no), f.var(ni_var), f.var(x));
+    let parts = f.node(SeqLang::Partition([no_id, ni_id, x_id]));
+    let mut lanes = Vec::new();
+    for k in 0..ni {
+        let rows = (ni - 1 - k + s) / ni;
+        let from = (k + ni * s.div_ceil(ni) - s) % ni;
+        let a = f.arg(0);
+        let idx = f.num(from);
+        let sel = f.node(SeqLang::Down([ni_id, idx, a]));
+        let lane = f.node(SeqLang::Map([no_id, sel, parts]));
+        lanes.push(if rows == 0 {
+            lane
+        } else {
+            let r = f.num(rows);
+            let l = f.node(SeqLang::Lit(Literal(init1.clone())));
+            f.node(SeqLang::Shift([no_id, r, l, lane]))
+        });
+    }
+    let zip = |f: &mut Frag, append: bool, acc: Id, lane: Id| {
+        let (a0, a1) = (f.arg(0), f.arg(1));
+        let inner = if append {
+            f.node(SeqLang::STupleAppend([a0, a1]))
+        } else {
+            f.node(SeqLang::STuple([a0, a1]))
+        };
+        let (b0, b1, one) = (f.arg(0), f.arg(1), f.num(1));
+        let body = f.node(SeqLang::Map2([one, inner, b0, b1]));
+        f.node(SeqLang::Map2([no_id, body, acc, lane]))
+    };
+    let mut acc = zip(&mut f, false, lanes[0], lanes[1]);
+    for lane in &lanes[2..] {
+        acc = zip(&mut f, true, acc, *lane);
+    }
+    let _ = acc;
+    f.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn factor_pairs_follow_the_policy() {
+        assert_eq!(FactorPolicy::All.pairs(12), vec![(6, 2), (4, 3), (3, 4), (2, 6)]);
+        let p = FactorPolicy::Inner(BTreeSet::from([2, 4]));
+        assert_eq!(p.pairs(12), vec![(6, 2), (3, 4)]);
+        assert_eq!(p.pairs(2), vec![]);
+        assert_eq!(p.pairs(2_073_600), vec![(1_036_800, 2), (518_400, 4)]);
+    }
+
+    #[test]
+    fn every_generator_is_documented_once() {
+        let mut names: Vec<_> = GENERATORS.iter().map(|g| g.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), GENERATORS.len());
+        assert!(GENERATORS.iter().all(|g| g.doc.starts_with(&format!("({}", g.name))));
+    }
+}

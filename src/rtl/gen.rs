@@ -1,0 +1,417 @@
+//! One generator per space-time operator, and the modules of a design: one Verilog module
+//! per function body (instantiated once per hardware instance: `n` times under `map_s n`,
+//! `n-1` times under `reduce_s n`, once under the time operators) and the top module.
+//!
+//! Every node's output is one flat vector `n<id>` (lane 0 in the low bits), so the Verilog
+//! reads like the design. Timing follows [`crate::st::sim`] exactly: each node starts its
+//! latency ([`crate::st::latency`]) after its scope, and counts its phase from then.
+
+use super::atoms::{atom_expr, Consts};
+use super::encode::atom_lit;
+use super::movement::gen_move;
+use super::netlist::{ident, Dir, Expr, Module, Sig};
+use super::scope::{Scope, Storage};
+use super::RtlOptions;
+use crate::seq::value::Value;
+use crate::st::latency::LatencyReport;
+use crate::st::stream::flatten;
+use crate::st::{BodyId, Design, Layout, NodeId, StOp};
+use std::collections::{BTreeMap, HashMap};
+
+/// What the generator built for one node of one scope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeInfo {
+    /// The module (scope) holding it.
+    pub module: String,
+    /// The node.
+    pub node: NodeId,
+    /// The operator, as printed in `.st` files.
+    pub op: String,
+    /// The generator used (`wiring`, `delay-taps`, `perm-buffer`, `atom`, ...).
+    pub generator: &'static str,
+    /// Storage it instantiated (per module, not multiplied by instances).
+    pub storage: Storage,
+}
+
+/// Builds every module of a (latency-aligned) design.
+pub struct Emitter<'d> {
+    d: &'d Design,
+    lat: &'d LatencyReport,
+    opts: &'d RtlOptions,
+    prefix: String,
+    bodies: BTreeMap<BodyId, String>,
+    /// Modules in emission order (bodies before their users, the top last).
+    pub modules: Vec<Module>,
+    /// Per node and scope, what was generated.
+    pub nodes: Vec<NodeInfo>,
+}
+
+impl<'d> Emitter<'d> {
+    /// An emitter; `prefix` names the modules.
+    pub fn new(
+        d: &'d Design,
+        lat: &'d LatencyReport,
+        opts: &'d RtlOptions,
+        prefix: String,
+    ) -> Emitter<'d> {
+        Emitter {
+            d,
+            lat,
+            opts,
+            prefix,
+            bodies: BTreeMap::new(),
+            modules: Vec::new(),
+            nodes: Vec::new(),
+        }
+    }
+
+    fn node_lat(&self, id: NodeId) -> Result<u64, String> {
+        self.lat.node[id.index()]
+            .ok_or_else(|| format!("internal error: node {id} has no latency"))
+    }
+
+    /// The module of body `b`, emitted on first use.
+    fn body_module(&mut self, b: BodyId) -> Result<String, String> {
+        if let Some(n) = self.bodies.get(&b) {
+            return Ok(n.clone());
+        }
+        let body = self.d.body(b).clone();
+        let name = format!("{}_f{}", self.prefix, b.index());
+        let mut m = Module::new(name.clone());
+        m.doc(format!(
+            "function body f{}: ({}) -> {}, latency {}",
+            b.index(),
+            body.params
+                .iter()
+                .map(Layout::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            self.d.layout(body.root),
+            self.lat.body[b.index()].unwrap_or(0)
+        ));
+        m.port(Dir::In, "clk", 1);
+        let start = m.port(Dir::In, "start", 1);
+        let params: Vec<Sig> = body
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| m.port(Dir::In, format!("a{k}"), width(p)))
+            .collect();
+        let out = m.port(Dir::Out, "o", width(self.d.layout(body.root)));
+        let mut sc = Scope::new(m, start);
+        let vals = self.gen_scope(&mut sc, body.root, &params, &name, false)?;
+        sc.m.assign(&out, vals[&body.root].e());
+        self.modules.push(sc.finish());
+        self.bodies.insert(b, name.clone());
+        Ok(name)
+    }
+
+    /// Emits the top module: `clk`, `valid_in`, one port per input lane, `valid_out`, one
+    /// port per output lane.
+    pub fn top(&mut self, doc: &[String]) -> Result<String, String> {
+        let d = self.d;
+        let name = self.prefix.clone();
+        let mut m = Module::new(name.clone());
+        for line in doc {
+            m.doc(line.clone());
+        }
+        m.port(Dir::In, "clk", 1);
+        let start = m.port(Dir::In, "valid_in", 1);
+        let mut in_ports = Vec::new();
+        for i in &d.inputs {
+            let w = i.layout.atom_bits() as u32;
+            let lanes: Vec<Sig> = (0..i.layout.lanes())
+                .map(|k| m.port(Dir::In, format!("in_{}_{k}", ident(&i.name)), w))
+                .collect();
+            in_ports.push(lanes);
+        }
+        let valid_out = m.port(Dir::Out, "valid_out", 1);
+        let ol = d.output_layout().clone();
+        let ow = ol.atom_bits() as u32;
+        let out_ports: Vec<Sig> = (0..ol.lanes())
+            .map(|k| m.port(Dir::Out, format!("out_{k}"), ow))
+            .collect();
+        let mut sc = Scope::new(m, start);
+        // inputs become node vectors first, so the scope's nodes can read them
+        let mut inputs = Vec::new();
+        for (i, lanes) in d.inputs.iter().zip(&in_ports) {
+            let parts: Vec<Expr> = lanes.iter().rev().map(Sig::e).collect();
+            let v = sc
+                .m
+                .wire_eq(sc.fresh(&format!("in_{}", ident(&i.name))), Expr::concat(&parts));
+            inputs.push(v);
+        }
+        let root = d.output();
+        let vals = self.gen_scope(&mut sc, root, &inputs, &name, true)?;
+        let out = &vals[&root];
+        for (k, p) in out_ports.iter().enumerate() {
+            sc.m.assign(p, out.bits(k as u32 * ow, ow));
+        }
+        // valid_out: the output has started and this clock of its period is valid
+        let lat = self.node_lat(root)?;
+        let period = ol.clocks();
+        let entries: Vec<Option<Expr>> = (0..period)
+            .map(|c| Some(Expr::lit(u64::from(ol.is_valid_clock(c)), 1)))
+            .collect();
+        let pattern = sc.by_phase("out_pattern", lat, &entries, 1);
+        let st = sc.started(lat);
+        sc.m.assign(&valid_out, Expr::and(&st, &pattern));
+        self.modules.push(sc.finish());
+        Ok(name)
+    }
+
+    /// Generates the nodes computing `root` in scope `sc`; `args` are the scope's inputs
+    /// (design inputs at the top, parameters in a body). Returns every node's vector.
+    #[allow(clippy::too_many_arguments)]
+    fn gen_scope(
+        &mut self,
+        sc: &mut Scope,
+        root: NodeId,
+        args: &[Sig],
+        module: &str,
+        top: bool,
+    ) -> Result<HashMap<NodeId, Sig>, String> {
+        let d = self.d;
+        // the top scope also holds unused inputs
+        let ids = if top { d.top_scope() } else { d.scope(root) };
+        let mut vals: HashMap<NodeId, Sig> = HashMap::new();
+        for id in ids {
+            sc.storage = Storage::default();
+            let node = d.node(id);
+            let name = format!("n{}", id.index());
+            sc.m.comment(format!("{name} = {} : {}", node.op, d.layout(id)));
+            let (sig, generator) = self.gen_node(sc, id, &name, args, &vals)?;
+            self.nodes.push(NodeInfo {
+                module: module.to_string(),
+                node: id,
+                op: node.op.to_string(),
+                generator,
+                storage: sc.storage,
+            });
+            vals.insert(id, sig);
+        }
+        Ok(vals)
+    }
+
+    fn gen_node(
+        &mut self,
+        sc: &mut Scope,
+        id: NodeId,
+        name: &str,
+        args: &[Sig],
+        vals: &HashMap<NodeId, Sig>,
+    ) -> Result<(Sig, &'static str), String> {
+        let d = self.d;
+        let node = d.node(id);
+        let layout = d.layout(id).clone();
+        let arg = |k: usize| -> Sig { vals[&node.args[k]].clone() };
+        let wire = |sc: &mut Scope, e: Expr| sc.m.wire_eq(name.to_string(), e);
+        Ok(match &node.op {
+            StOp::Input(k) => (wire(sc, args[*k].e()), "input"),
+            StOp::Arg(k, _) => (wire(sc, args[usize::from(*k)].e()), "parameter"),
+            StOp::Const {
+                value,
+                layout: l,
+                delay,
+            } => {
+                let atoms = flatten(value, &l.to_seq());
+                (self.gen_table(sc, name, l, &atoms, *delay), "constant")
+            }
+            StOp::Counter {
+                layout: l,
+                incr,
+                delay,
+            } => {
+                let mask = match l.atom() {
+                    Layout::Scalar(s) => s.mask(),
+                    _ => u64::MAX,
+                };
+                let atoms: Vec<Value> = (0..l.atoms())
+                    .map(|e| Value::Scalar(e.wrapping_mul(*incr) & mask))
+                    .collect();
+                (self.gen_table(sc, name, l, &atoms, *delay), "counter")
+            }
+            StOp::Atom(a) => {
+                let x = arg(0);
+                let konst: Consts = match &d.node(node.args[0]).op {
+                    StOp::ATuple => {
+                        let a0 = d.node(node.args[0]).args[0];
+                        let a1 = d.node(node.args[0]).args[1];
+                        (const_atom(d, a0), const_atom(d, a1))
+                    }
+                    _ => (None, None),
+                };
+                let e = atom_expr(sc, *a, d.layout(node.args[0]), &x, konst, name)?;
+                (wire(sc, e), "atom")
+            }
+            StOp::ATuple => (wire(sc, Expr::concat(&[arg(0).e(), arg(1).e()])), "wiring"),
+            StOp::STuple | StOp::STupleAppend => {
+                (wire(sc, Expr::concat(&[arg(1).e(), arg(0).e()])), "wiring")
+            }
+            StOp::MapS { n, body } | StOp::Map2S { n, body } => {
+                let module = self.body_module(*body)?;
+                let start = sc.started(self.node_lat(node.args[0])?);
+                let ow = width(d.layout(d.body(*body).root));
+                let mut outs = Vec::new();
+                for j in 0..*n as u32 {
+                    let o = sc.m.wire(format!("{name}_i{j}"), ow);
+                    let mut conns = vec![
+                        ("clk".to_string(), Expr::raw("clk", 1)),
+                        ("start".to_string(), start.clone()),
+                    ];
+                    for k in 0..node.args.len() {
+                        let a = arg(k);
+                        let w = a.width / *n as u32;
+                        conns.push((format!("a{k}"), a.bits(j * w, w)));
+                    }
+                    conns.push(("o".to_string(), o.e()));
+                    sc.m.instance(&module, &format!("u{}_{j}", id.index()), &conns);
+                    outs.push(o.e());
+                }
+                outs.reverse();
+                (wire(sc, Expr::concat(&outs)), "map-instances")
+            }
+            StOp::MapT { body, .. } | StOp::Map2T { body, .. } => {
+                let module = self.body_module(*body)?;
+                let start = sc.started(self.node_lat(node.args[0])?);
+                let o = sc.m.wire(name.to_string(), width(&layout));
+                let mut conns = vec![
+                    ("clk".to_string(), Expr::raw("clk", 1)),
+                    ("start".to_string(), start),
+                ];
+                for k in 0..node.args.len() {
+                    conns.push((format!("a{k}"), arg(k).e()));
+                }
+                conns.push(("o".to_string(), o.e()));
+                sc.m.instance(&module, &format!("u{}", id.index()), &conns);
+                (o, "map-instance")
+            }
+            StOp::ReduceS { n, body } => {
+                let x = arg(0);
+                let w = width(&layout);
+                if *n == 1 {
+                    return Ok((wire(sc, x.e()), "wiring"));
+                }
+                let module = self.body_module(*body)?;
+                let start = sc.started(self.node_lat(node.args[0])?);
+                let aw = layout.atom_bits() as u32;
+                let mut acc = sc.m.wire_eq(format!("{name}_acc0"), x.bits(0, w));
+                for j in 1..*n as u32 {
+                    let xj = sc.m.wire_eq(format!("{name}_x{j}"), x.bits(j * w, w));
+                    let z = zip(&acc, &xj, aw);
+                    let o = sc.m.wire(format!("{name}_acc{j}"), w);
+                    sc.m.instance(
+                        &module,
+                        &format!("u{}_{j}", id.index()),
+                        &[
+                            ("clk".to_string(), Expr::raw("clk", 1)),
+                            ("start".to_string(), start.clone()),
+                            ("a0".to_string(), z),
+                            ("o".to_string(), o.e()),
+                        ],
+                    );
+                    acc = o;
+                }
+                (wire(sc, acc.e()), "reduce-tree")
+            }
+            StOp::ReduceT { n, i, body } => {
+                let x = arg(0);
+                if *n == 1 {
+                    return Ok((wire(sc, x.e()), "wiring"));
+                }
+                let module = self.body_module(*body)?;
+                let in_lat = self.node_lat(node.args[0])?;
+                let start = sc.started(in_lat);
+                let t = d.layout(d.body(*body).root).clocks();
+                let period = (n + i) * t;
+                let aw = layout.atom_bits() as u32;
+                // the accumulator is the combined value of T clocks ago: a delay line
+                let new = sc.m.wire(name.to_string(), x.width);
+                let prev = sc.delay(&new, t);
+                let z = zip(&prev, &x, aw);
+                let comb = sc.m.wire(format!("{name}_comb"), x.width);
+                sc.m.instance(
+                    &module,
+                    &format!("u{}", id.index()),
+                    &[
+                        ("clk".to_string(), Expr::raw("clk", 1)),
+                        ("start".to_string(), start),
+                        ("a0".to_string(), z),
+                        ("o".to_string(), comb.e()),
+                    ],
+                );
+                let first: Vec<Option<Expr>> = (0..period)
+                    .map(|c| Some(Expr::lit(u64::from(c < t), 1)))
+                    .collect();
+                let is_first = sc.by_phase(&format!("{name}_first"), in_lat, &first, 1);
+                sc.m.assign(&new, Expr::mux(&is_first, &x.e(), &comb.e()));
+                (new, "reduce-accumulator")
+            }
+            op => {
+                let input = d.layout(node.args[0]);
+                let in_lat = self.node_lat(node.args[0])?;
+                let (s, kind) =
+                    gen_move(sc, name, op, input, &layout, &arg(0), in_lat, self.opts)?;
+                (s, kind.name())
+            }
+        })
+    }
+
+    /// A generator's lanes by phase: atom `atoms[e]` on its clock and lane of `l`.
+    fn gen_table(
+        &mut self,
+        sc: &mut Scope,
+        name: &str,
+        l: &Layout,
+        atoms: &[Value],
+        delay: u64,
+    ) -> Sig {
+        let atom = l.atom().clone();
+        let w = l.atom_bits() as u32;
+        let place = l.placement();
+        let mut parts = Vec::new();
+        for k in 0..l.lanes() as usize {
+            let entries: Vec<Option<Expr>> = place
+                .iter()
+                .map(|c| {
+                    c.as_ref()
+                        .map(|idx| atom_lit(&atoms[idx[k] as usize], &atom))
+                })
+                .collect();
+            parts.push(sc.by_phase(&format!("{name}_l{k}"), delay, &entries, w));
+        }
+        parts.reverse();
+        sc.m.wire_eq(name.to_string(), Expr::concat(&parts))
+    }
+}
+
+/// Bits of one clock of a layout: lanes times atom bits.
+pub fn width(l: &Layout) -> u32 {
+    (l.lanes() * l.atom_bits()) as u32
+}
+
+/// Lane-wise atom tuples `{a_k, b_k}` of two vectors of `w`-bit lanes.
+fn zip(a: &Sig, b: &Sig, w: u32) -> Expr {
+    let lanes = a.width / w;
+    let parts: Vec<Expr> = (0..lanes)
+        .rev()
+        .flat_map(|k| [a.bits(k * w, w), b.bits(k * w, w)])
+        .collect();
+    Expr::concat(&parts)
+}
+
+/// The raw value of a generator whose single lane carries the same scalar on every valid
+/// clock (the constant operand of a multiply, shift or divide).
+fn const_atom(d: &Design, id: NodeId) -> Option<u64> {
+    let StOp::Const { value, layout, .. } = &d.node(id).op else {
+        return None;
+    };
+    if layout.lanes() != 1 {
+        return None;
+    }
+    let atoms = flatten(value, &layout.to_seq());
+    match atoms.first()? {
+        Value::Scalar(v) if atoms.iter().all(|a| a == &Value::Scalar(*v)) => Some(*v),
+        _ => None,
+    }
+}

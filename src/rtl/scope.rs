@@ -1,0 +1,262 @@
+//! One Verilog module under construction for one scope of a design (the top level or a
+//! function body), with the control every operator generator shares.
+//!
+//! Timing is static (reference §6.1, docs/rtl.md): a scope has one sticky `start` input,
+//! and every node of the scope starts a fixed number of clocks after it (its latency from
+//! [`crate::st::latency`]). So the control is one saturating `age` counter per scope,
+//! `st_<lat>` wires (`start && age >= lat`) and phase counters `ph_<lat>_<m>` counting
+//! `0 .. m-1` from the clock a node starts. Counters are held at 0 while their start is low,
+//! so a low `start` doubles as a synchronous reset; counters of equal (start, modulus) are
+//! shared. Declarations happen on first request; the counters are driven in [`Scope::finish`].
+
+use super::netlist::{clog2, Expr, Module, Sig};
+use std::collections::{BTreeMap, HashMap};
+
+/// Most distinct pieces for which a phase-indexed choice is written as a chain of range
+/// comparisons; more become a `case` table.
+const MAX_RANGES: usize = 8;
+
+/// Storage that one generator instantiated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Storage {
+    /// Bits held in flip-flops.
+    pub ff_bits: u64,
+    /// Bits held in memories written for RAM inference.
+    pub ram_bits: u64,
+}
+
+impl Storage {
+    /// All storage bits.
+    pub fn total(&self) -> u64 {
+        self.ff_bits + self.ram_bits
+    }
+}
+
+impl std::ops::AddAssign for Storage {
+    fn add_assign(&mut self, o: Storage) {
+        self.ff_bits += o.ff_bits;
+        self.ram_bits += o.ram_bits;
+    }
+}
+
+/// The module of one scope plus its shared control.
+pub struct Scope {
+    /// The module being built.
+    pub m: Module,
+    start: Sig,
+    started: BTreeMap<u64, Sig>,
+    counters: BTreeMap<(u64, u64), Sig>,
+    delays: HashMap<(String, u64), Sig>,
+    names: HashMap<String, usize>,
+    /// Storage instantiated by the generator currently running (reset per node by the
+    /// caller).
+    pub storage: Storage,
+}
+
+impl Scope {
+    /// A scope whose start signal is `start` (a port of `m`).
+    pub fn new(m: Module, start: Sig) -> Scope {
+        Scope {
+            m,
+            start,
+            started: BTreeMap::new(),
+            counters: BTreeMap::new(),
+            delays: HashMap::new(),
+            names: HashMap::new(),
+            storage: Storage::default(),
+        }
+    }
+
+    /// A fresh identifier starting with `base`.
+    pub fn fresh(&mut self, base: &str) -> String {
+        let k = self.names.entry(base.to_string()).or_insert(0);
+        *k += 1;
+        if *k == 1 {
+            base.to_string()
+        } else {
+            format!("{base}_{}", *k - 1)
+        }
+    }
+
+    /// High from the clock `lat` clocks after the scope starts, onwards (sticky).
+    pub fn started(&mut self, lat: u64) -> Expr {
+        if lat == 0 {
+            return self.start.e();
+        }
+        if let Some(s) = self.started.get(&lat) {
+            return s.e();
+        }
+        let s = self.m.wire(format!("st_{lat}"), 1);
+        self.started.insert(lat, s.clone());
+        s.e()
+    }
+
+    /// The phase `(t - start - lat) mod modulus` of a node starting `lat` clocks after the
+    /// scope; `None` when `modulus` is 1 (the phase is always 0).
+    pub fn phase(&mut self, lat: u64, modulus: u64) -> Option<Sig> {
+        if modulus <= 1 {
+            return None;
+        }
+        if let Some(s) = self.counters.get(&(lat, modulus)) {
+            return Some(s.clone());
+        }
+        self.started(lat);
+        let s = self.m.reg(format!("ph_{lat}_{modulus}"), clog2(modulus));
+        self.counters.insert((lat, modulus), s.clone());
+        Some(s)
+    }
+
+    /// `x` delayed by `d` clocks, as storage sized exactly `d` words: registers for
+    /// `d <= 2`, otherwise a circular memory of `d-1` words read into an output register
+    /// (a synchronous read port: Yosys infers LUTRAM or block RAM, or SRLs). Requests for
+    /// the same signal and delay share one line.
+    pub fn delay(&mut self, x: &Sig, d: u64) -> Sig {
+        if d == 0 {
+            return x.clone();
+        }
+        if let Some(s) = self.delays.get(&(x.name.clone(), d)) {
+            return s.clone();
+        }
+        let w = x.width;
+        let out = if d <= 2 {
+            let mut cur = x.clone();
+            for k in 0..d {
+                let r = self.m.reg(self.fresh(&format!("{}_d{}", x.name, k + 1)), w);
+                self.m.ff(&r, cur.e());
+                cur = r;
+            }
+            self.storage.ff_bits += d * u64::from(w);
+            cur
+        } else {
+            let depth = d - 1;
+            let ptr = self.phase(0, depth).expect("depth >= 2");
+            let mem = self.m.mem(self.fresh(&format!("{}_mem{d}", x.name)), w, depth);
+            let r = self.m.reg(self.fresh(&format!("{}_d{d}", x.name)), w);
+            self.m.raw(format!(
+                "always @(posedge clk) begin\n  {r} <= {mem}[{p}];\n  {mem}[{p}] <= {x};\nend",
+                r = r.name,
+                mem = mem.name,
+                p = ptr.name,
+                x = x.name
+            ));
+            self.storage.ram_bits += depth * u64::from(w);
+            self.storage.ff_bits += u64::from(w);
+            r
+        };
+        self.delays.insert((x.name.clone(), d), out.clone());
+        out
+    }
+
+    /// A value chosen by phase: `entries[c]` is the expression for phase `c` of a node
+    /// starting `lat` clocks after the scope, modulo `entries.len()` (`None`: don't care). Runs of equal entries become range comparisons, or a `case` table when there
+    /// are many; a single run is the expression itself.
+    pub fn by_phase(
+        &mut self,
+        name: &str,
+        lat: u64,
+        entries: &[Option<Expr>],
+        width: u32,
+    ) -> Expr {
+        // Don't-care phases take their neighbour's choice, so runs stay long.
+        let first = entries.iter().flatten().next().cloned();
+        let Some(first) = first else {
+            return Expr::zero(width);
+        };
+        let mut filled = Vec::with_capacity(entries.len());
+        let mut cur = first;
+        for e in entries {
+            if let Some(e) = e {
+                cur = e.clone();
+            }
+            filled.push(cur.clone());
+        }
+        let mut runs: Vec<(u64, Expr)> = Vec::new();
+        for (c, e) in filled.into_iter().enumerate() {
+            if runs.last().map_or(true, |r| r.1 != e) {
+                runs.push((c as u64, e));
+            }
+        }
+        if runs.len() == 1 {
+            return runs.pop().expect("one run").1;
+        }
+        let ph = self
+            .phase(lat, entries.len() as u64)
+            .expect("several runs need several phases");
+        if runs.len() <= MAX_RANGES {
+            let mut e = runs.last().expect("runs").1.clone();
+            for k in (0..runs.len() - 1).rev() {
+                let bound = Expr::lit(runs[k + 1].0, ph.width);
+                e = Expr::mux(&Expr::lt(&ph.e(), &bound), &runs[k].1, &e);
+            }
+            return e;
+        }
+        // A case table: phases grouped by their expression, the commonest as default.
+        let mut groups: Vec<(Expr, Vec<u64>)> = Vec::new();
+        for (k, (start, e)) in runs.iter().enumerate() {
+            let end = runs.get(k + 1).map_or(entries.len() as u64, |r| r.0);
+            let phases = start.to_owned()..end;
+            match groups.iter_mut().find(|g| g.0 == *e) {
+                Some(g) => g.1.extend(phases),
+                None => groups.push((e.clone(), phases.collect())),
+            }
+        }
+        let def = (0..groups.len())
+            .max_by_key(|k| (groups[*k].1.len(), usize::MAX - k))
+            .expect("groups");
+        let r = self.m.reg(self.fresh(name), width);
+        let mut s = format!("always @* begin\n  case ({})\n", ph.name);
+        for (k, (e, phases)) in groups.iter().enumerate() {
+            if k == def {
+                continue;
+            }
+            let labels: Vec<String> = phases
+                .iter()
+                .map(|c| Expr::lit(*c, ph.width).to_string())
+                .collect();
+            s.push_str(&format!("    {}: {} = {e};\n", labels.join(", "), r.name));
+        }
+        s.push_str(&format!(
+            "    default: {} = {};\n  endcase\nend",
+            r.name, groups[def].0
+        ));
+        self.m.raw(s);
+        r.e()
+    }
+
+    /// Drives the shared control (age counter, start wires, phase counters) and returns the
+    /// module.
+    pub fn finish(mut self) -> Module {
+        let max_lat = self.started.keys().copied().max().unwrap_or(0);
+        if max_lat > 0 {
+            let w = clog2(max_lat + 1);
+            let age = self.m.reg("age", w);
+            self.m.comment(format!(
+                "clocks since start, saturating at {max_lat} (the latest node start)"
+            ));
+            self.m.raw(format!(
+                "always @(posedge clk)\n  if (!{s}) {a} <= {z};\n  else if ({a} != {top}) {a} <= {a} + {one};",
+                s = self.start.name,
+                a = age.name,
+                z = Expr::zero(w),
+                top = Expr::lit(max_lat, w),
+                one = Expr::lit(1, w)
+            ));
+            for (lat, s) in self.started.clone() {
+                let e = Expr::and(&self.start.e(), &Expr::ge(&age.e(), &Expr::lit(lat, w)));
+                self.m.assign(&s, e);
+            }
+        }
+        for ((lat, modulus), c) in self.counters.clone() {
+            let st = self.started(lat);
+            let w = c.width;
+            self.m.raw(format!(
+                "always @(posedge clk)\n  if (!{st}) {c} <= {z};\n  else {c} <= ({c} == {top}) ? {z} : {c} + {one};",
+                c = c.name,
+                z = Expr::zero(w),
+                top = Expr::lit(modulus - 1, w),
+                one = Expr::lit(1, w)
+            ));
+        }
+        self.m
+    }
+}

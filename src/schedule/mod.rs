@@ -1,0 +1,3 @@
+//! Scheduling: from a sequence program and a slowdown to the least-area space-time design.
+
+pub mod slowdown;

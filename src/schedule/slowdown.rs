@@ -1,0 +1,345 @@
+//! Slowdowns and the candidate output layouts that meet them.
+//!
+//! A design's *slowdown* is the number of clocks its output layout spans: the clocks the
+//! hardware takes for one whole input. For a slowdown `s` and the program's output type, the
+//! scheduler tries every layout with exactly `s` clocks that this module offers:
+//!
+//! - [`aetherling_layouts`]: exactly the enumeration of Aetherling's scheduler (reference
+//!   §4.3): distribute `s` over the `seq` layers, and per layer offer `sseq`, the most
+//!   serial `tseq no io (sseq ni)`, `tseq n i`, and the spread-out nested forms
+//!   `tseq n io (tseq 1 ii)` and `tseq n io (tseq 1 k (tseq 1 k))`;
+//! - [`tessera_layouts`]: those plus the mixed form Aetherling could not express (reference
+//!   §7.1), parallel lanes *and* evenly spread invalid clocks in one layer:
+//!   `tseq no 0 (tseq 1 ii (sseq ni))`, e.g. 12 atoms in 8 clocks as 3 lanes on every
+//!   other clock, `(tseq 4 0 (tseq 1 1 (sseq 3 t)))`.
+
+use crate::seq::program::Program;
+use crate::seq::types::SeqType;
+use crate::st::Layout;
+
+/// How one `seq` layer of length `n` is laid out.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LayerForm {
+    /// `sseq n`: all elements in parallel.
+    Space,
+    /// `tseq n i`: one element per period, then `i` idle periods.
+    Time { i: u64 },
+    /// `tseq no io (sseq ni)` with `no * ni = n`.
+    TimeSpace { no: u64, io: u64, ni: u64 },
+    /// `tseq n0 i0 (tseq n1 i1 (...))` with the product of the `n`s equal to `n`.
+    Nested(Vec<(u64, u64)>),
+    /// `tseq no io (tseq 1 ii (sseq ni))`: lanes and spread-out idle clocks in one layer.
+    Mixed { no: u64, io: u64, ii: u64, ni: u64 },
+}
+
+impl LayerForm {
+    /// Wraps the element layout `inner` of a layer of length `n`.
+    pub fn apply(&self, n: u64, inner: Layout) -> Layout {
+        match self {
+            LayerForm::Space => Layout::sseq(n, inner),
+            LayerForm::Time { i } => Layout::tseq(n, *i, inner),
+            LayerForm::TimeSpace { no, io, ni } => {
+                Layout::tseq(*no, *io, Layout::sseq(*ni, inner))
+            }
+            LayerForm::Nested(levels) => levels
+                .iter()
+                .rev()
+                .fold(inner, |acc, (k, i)| Layout::tseq(*k, *i, acc)),
+            LayerForm::Mixed { no, io, ii, ni } => Layout::tseq(
+                *no,
+                *io,
+                Layout::tseq(1, *ii, Layout::sseq(*ni, inner)),
+            ),
+        }
+    }
+
+    /// Clocks per element of the layer (the layer's own slowdown).
+    pub fn periods(&self, n: u64) -> u64 {
+        match self {
+            LayerForm::Space => 1,
+            LayerForm::Time { i } => n + i,
+            LayerForm::TimeSpace { no, io, .. } => no + io,
+            LayerForm::Nested(levels) => levels.iter().map(|(k, i)| k + i).product(),
+            LayerForm::Mixed { no, io, ii, .. } => (no + io) * (1 + ii),
+        }
+    }
+
+    /// Aetherling's `rewrite_nesting_depth`, used to try simpler layouts first.
+    fn depth(&self) -> usize {
+        match self {
+            LayerForm::Space | LayerForm::Time { .. } => 1,
+            LayerForm::TimeSpace { .. } => 2,
+            LayerForm::Nested(levels) => levels.len(),
+            LayerForm::Mixed { .. } => 3,
+        }
+    }
+}
+
+/// Lengths of the `seq` layers of `t`, outermost first (`stuple` layers are not counted:
+/// they always travel in parallel).
+pub fn seq_layers(t: &SeqType) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut cur = t;
+    loop {
+        match cur {
+            SeqType::Seq(n, e) => {
+                out.push(*n);
+                cur = e;
+            }
+            SeqType::STuple(_, e) => cur = e,
+            _ => return out,
+        }
+    }
+}
+
+/// Builds the layout of `t` with one form per `seq` layer, outermost first.
+pub fn build_layout(t: &SeqType, forms: &[LayerForm]) -> Layout {
+    match t {
+        SeqType::Seq(n, e) => forms[0].apply(*n, build_layout(e, &forms[1..])),
+        SeqType::STuple(n, e) => Layout::stuple(*n, build_layout(e, forms)),
+        atom => Layout::from_atom_type(atom).expect("an atom type"),
+    }
+}
+
+/// Aetherling's candidate output layouts for type `t` at slowdown `s` (reference §4.3),
+/// simplest first.
+pub fn aetherling_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
+    enumerate(t, s, aetherling_layer_forms)
+}
+
+/// Tessera's candidates: Aetherling's plus the mixed forms, simplest first.
+pub fn tessera_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
+    enumerate(t, s, |n, s_l| {
+        let mut forms = aetherling_layer_forms(n, s_l);
+        forms.extend(mixed_layer_forms(n, s_l));
+        forms
+    })
+}
+
+fn enumerate(t: &SeqType, s: u64, per_layer: impl Fn(u64, u64) -> Vec<LayerForm>) -> Vec<Layout> {
+    let layers = seq_layers(t);
+    let mut found: Vec<(usize, Layout)> = Vec::new();
+    for split in distributions(s, layers.len()) {
+        let options: Vec<Vec<LayerForm>> = layers
+            .iter()
+            .zip(&split)
+            .map(|(n, s_l)| per_layer(*n, *s_l))
+            .collect();
+        for combo in cross(&options) {
+            let depth = combo.iter().map(LayerForm::depth).sum();
+            let layout = build_layout(t, &combo);
+            debug_assert_eq!(layout.clocks(), s);
+            if !found.iter().any(|(_, l)| *l == layout) {
+                found.push((depth, layout));
+            }
+        }
+    }
+    found.sort_by_key(|(d, _)| *d); // stable: keeps enumeration order within a depth
+    found.into_iter().map(|(_, l)| l).collect()
+}
+
+/// The per-layer options of Aetherling's `rewrite_AST_type_given_slowdowns`.
+fn aetherling_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
+    if s_l == 1 {
+        return vec![LayerForm::Space];
+    }
+    let no = divisors(n).into_iter().filter(|d| *d <= s_l).max().unwrap_or(1);
+    let mut forms = vec![LayerForm::TimeSpace {
+        no,
+        io: s_l - no,
+        ni: n / no,
+    }];
+    if s_l >= n {
+        forms.push(LayerForm::Time { i: s_l - n });
+        for io in 0..=s_l - n {
+            if s_l.is_multiple_of(n + io) {
+                forms.push(LayerForm::Nested(vec![(n, io), (1, s_l / (n + io) - 1)]));
+            }
+        }
+        for io in 0..=s_l - n {
+            if s_l.is_multiple_of(n + io) {
+                let q = s_l / (n + io);
+                let k = integer_sqrt(q);
+                if k * k == q {
+                    forms.push(LayerForm::Nested(vec![(n, io), (1, k - 1), (1, k - 1)]));
+                }
+            }
+        }
+    }
+    forms
+}
+
+/// Parallel lanes with evenly spread idle clocks: `no` periods of `s_l / no` clocks, each
+/// carrying `ni` lanes on its first clock. Only where the spread is even and there is
+/// more than one lane (one lane is Aetherling's nested form).
+fn mixed_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
+    let mut forms = Vec::new();
+    for ni in divisors(n) {
+        let no = n / ni;
+        if ni > 1 && no < s_l && s_l.is_multiple_of(no) {
+            forms.push(LayerForm::Mixed {
+                no,
+                io: 0,
+                ii: s_l / no - 1,
+                ni,
+            });
+        }
+    }
+    forms
+}
+
+/// Every way to write `s` as an ordered product of `k` factors (one per layer).
+pub fn distributions(s: u64, k: usize) -> Vec<Vec<u64>> {
+    if k == 0 {
+        return if s == 1 { vec![Vec::new()] } else { Vec::new() };
+    }
+    let mut out = Vec::new();
+    for d in divisors(s) {
+        for mut rest in distributions(s / d, k - 1) {
+            rest.insert(0, d);
+            out.push(rest);
+        }
+    }
+    out
+}
+
+fn cross(options: &[Vec<LayerForm>]) -> Vec<Vec<LayerForm>> {
+    options.iter().fold(vec![Vec::new()], |acc, opts| {
+        acc.iter()
+            .flat_map(|prefix| {
+                opts.iter().map(move |o| {
+                    let mut v = prefix.clone();
+                    v.push(o.clone());
+                    v
+                })
+            })
+            .collect()
+    })
+}
+
+/// The divisors of `n`, ascending.
+pub fn divisors(n: u64) -> Vec<u64> {
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut d = 1;
+    while d * d <= n {
+        if n.is_multiple_of(d) {
+            small.push(d);
+            if d * d != n {
+                large.push(n / d);
+            }
+        }
+        d += 1;
+    }
+    small.extend(large.into_iter().rev());
+    small
+}
+
+fn integer_sqrt(q: u64) -> u64 {
+    let mut r = (q as f64).sqrt() as u64;
+    while r * r > q {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= q {
+        r += 1;
+    }
+    r
+}
+
+/// Clocks a value of type `t` needs when every `seq` layer is serialized (`stuple`
+/// components stay parallel): the slowdown of its fully sequential layout.
+pub fn sequential_clocks(t: &SeqType) -> u64 {
+    match t {
+        SeqType::Seq(n, e) => n.saturating_mul(sequential_clocks(e)),
+        SeqType::STuple(_, e) => sequential_clocks(e),
+        _ => 1,
+    }
+}
+
+/// The slowdown of the fully sequential design with the least idle time: every node must
+/// pass its whole value through one lane, so the largest value of the program sets it.
+pub fn max_slowdown(p: &Program) -> u64 {
+    p.scope(p.output)
+        .into_iter()
+        .map(|id| sequential_clocks(p.ty(id)))
+        .max()
+        .unwrap_or(1)
+}
+
+/// The slowdowns `explore` tries by default: the divisors of [`max_slowdown`].
+pub fn default_slowdowns(p: &Program) -> Vec<u64> {
+    divisors(max_slowdown(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::seq::types::ScalarType;
+
+    fn seq_int(n: u64) -> SeqType {
+        SeqType::seq(n, ScalarType::Int8.into())
+    }
+
+    fn texts(ls: &[Layout]) -> Vec<String> {
+        ls.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn paper_conv1d_at_one_third_pixel_per_clock() {
+        // Reference §4.3: Seq 8 Int at s = 24 gives exactly the paper's six layouts.
+        let mut got = texts(&aetherling_layouts(&seq_int(8), 24));
+        got.sort();
+        let mut want = vec![
+            "(tseq 8 16 int8)",
+            "(tseq 8 0 (tseq 1 2 int8))",
+            "(tseq 8 4 (tseq 1 1 int8))",
+            "(tseq 8 16 (tseq 1 0 int8))",
+            "(tseq 8 16 (tseq 1 0 (tseq 1 0 int8)))",
+            "(tseq 8 16 (sseq 1 int8))",
+        ];
+        want.sort();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn hand_checked_small_cases() {
+        assert_eq!(
+            texts(&aetherling_layouts(&seq_int(4), 2)),
+            vec!["(tseq 2 0 (sseq 2 int8))"]
+        );
+        assert_eq!(
+            texts(&aetherling_layouts(&seq_int(4), 3)),
+            vec!["(tseq 2 1 (sseq 2 int8))"]
+        );
+        assert_eq!(texts(&aetherling_layouts(&seq_int(4), 1)), vec!["(sseq 4 int8)"]);
+        // Seq 12 at s = 5: TSeq 4 1 (SSeq 3) (reference §4.10).
+        assert!(texts(&aetherling_layouts(&seq_int(12), 5))
+            .contains(&"(tseq 4 1 (sseq 3 int8))".to_string()));
+    }
+
+    #[test]
+    fn every_candidate_has_the_slowdown_and_the_type() {
+        let t = SeqType::seq(4, SeqType::seq(6, ScalarType::UInt8.into()));
+        for s in [1, 2, 3, 4, 6, 8, 12, 24, 48] {
+            for l in tessera_layouts(&t, s) {
+                assert_eq!(l.clocks(), s, "{l}");
+                assert_eq!(l.to_seq().atoms(), t.atoms(), "{l}");
+            }
+        }
+    }
+
+    #[test]
+    fn mixed_forms_spread_lanes() {
+        let got = texts(&tessera_layouts(&seq_int(12), 8));
+        assert!(got.contains(&"(tseq 4 0 (tseq 1 1 (sseq 3 int8)))".to_string()), "{got:?}");
+        assert!(!texts(&aetherling_layouts(&seq_int(12), 8))
+            .contains(&"(tseq 4 0 (tseq 1 1 (sseq 3 int8)))".to_string()));
+    }
+
+    #[test]
+    fn divisors_and_distributions() {
+        assert_eq!(divisors(12), vec![1, 2, 3, 4, 6, 12]);
+        assert_eq!(divisors(1), vec![1]);
+        assert_eq!(distributions(4, 2), vec![vec![1, 4], vec![2, 2], vec![4, 1]]);
+    }
+}

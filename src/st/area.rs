@@ -1,0 +1,351 @@
+//! The area model: a resource vector per operator and one weighted scalar to rank designs.
+//! Formulas and their rationale are in `docs/area-model.md`.
+//!
+//! Starting point: Aetherling's `Compute_Area` (reference §5.1), repaired where it is blind:
+//! counters and phase logic are charged, multiplexers are charged, storage is what the
+//! operator really holds (computed from its atom map by [`Perm::max_live_atoms`], so
+//! `up_1d_t`, the shifts, reshapes and (de)serializers all pay for their buffers), FIFOs pay
+//! for their depth, constant multiplies are shift-and-add (free for powers of two) and a
+//! multiply by a non-constant takes DSPs.
+//!
+//! Accounting is DAG-aware: inside one scope a node is paid once however many consumers it
+//! has; a body is paid once per hardware instance (`n` times under `map_s n`, `n-1` times
+//! under `reduce_s n`, once under the time operators).
+
+use super::design::{Design, NodeId};
+use super::layout::Layout;
+use super::op::StOp;
+use super::perm::Perm;
+use crate::seq::op::AtomOp;
+use crate::seq::value::Value;
+use indexmap::IndexMap;
+use std::ops::{Add, AddAssign, Mul};
+
+/// A resource vector.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Area {
+    /// LUT-like logic cells (6-input LUT equivalents).
+    pub logic: u64,
+    /// Flip-flop bits.
+    pub ff_bits: u64,
+    /// Bits of RAM (distributed or block).
+    pub ram_bits: u64,
+    /// DSP multiplier blocks.
+    pub dsp: u64,
+}
+
+impl Add for Area {
+    type Output = Area;
+    fn add(self, o: Area) -> Area {
+        Area {
+            logic: self.logic + o.logic,
+            ff_bits: self.ff_bits + o.ff_bits,
+            ram_bits: self.ram_bits + o.ram_bits,
+            dsp: self.dsp + o.dsp,
+        }
+    }
+}
+
+impl AddAssign for Area {
+    fn add_assign(&mut self, o: Area) {
+        *self = *self + o;
+    }
+}
+
+impl Mul<u64> for Area {
+    type Output = Area;
+    fn mul(self, k: u64) -> Area {
+        Area {
+            logic: self.logic * k,
+            ff_bits: self.ff_bits * k,
+            ram_bits: self.ram_bits * k,
+            dsp: self.dsp * k,
+        }
+    }
+}
+
+/// Weights turning an [`Area`] into one number, in LUT equivalents.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Weights {
+    /// Per logic cell.
+    pub logic: f64,
+    /// Per flip-flop bit: a 7-series slice has 4 LUTs and 8 flip-flops.
+    pub ff_bit: f64,
+    /// Per RAM bit: a LUT used as RAM holds 64 bits.
+    pub ram_bit: f64,
+    /// Per DSP: roughly the LUTs of the 8x8 multiplier it replaces.
+    pub dsp: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights {
+            logic: 1.0,
+            ff_bit: 0.5,
+            ram_bit: 1.0 / 64.0,
+            dsp: 64.0,
+        }
+    }
+}
+
+impl Area {
+    /// The weighted scalar used to rank designs.
+    pub fn scalar(&self, w: &Weights) -> f64 {
+        self.logic as f64 * w.logic
+            + self.ff_bits as f64 * w.ff_bit
+            + self.ram_bits as f64 * w.ram_bit
+            + self.dsp as f64 * w.dsp
+    }
+}
+
+/// The area of a design, in total and by operator name (instances counted).
+#[derive(Clone, Debug, Default)]
+pub struct AreaReport {
+    /// The sum.
+    pub total: Area,
+    /// Per operator name: hardware instances and their summed area, in first-seen order.
+    pub by_op: IndexMap<String, (u64, Area)>,
+}
+
+/// Computes the area of a design.
+pub fn area(d: &Design) -> AreaReport {
+    let mut r = AreaReport::default();
+    scope_area(d, d.output(), 1, &mut r);
+    r
+}
+
+fn scope_area(d: &Design, root: NodeId, mult: u64, r: &mut AreaReport) {
+    for id in d.scope(root) {
+        let node = d.node(id);
+        let own = own_area(d, id) * mult;
+        // Inputs and parameters are ports, not hardware.
+        if !matches!(node.op, StOp::Input(_) | StOp::Arg(..)) {
+            let e = r.by_op.entry(node.op.name().to_string()).or_default();
+            e.0 += mult;
+            e.1 += own;
+        }
+        r.total += own;
+        match &node.op {
+            StOp::MapS { n, body } | StOp::Map2S { n, body } => {
+                scope_area(d, d.body(*body).root, mult * n, r)
+            }
+            StOp::ReduceS { n, body } => scope_area(d, d.body(*body).root, mult * (n - 1), r),
+            StOp::MapT { body, .. } | StOp::Map2T { body, .. } | StOp::ReduceT { body, .. } => {
+                scope_area(d, d.body(*body).root, mult, r)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `ceil(log2(n))`, 0 for `n <= 1`.
+pub fn clog2(n: u64) -> u64 {
+    if n <= 1 {
+        0
+    } else {
+        u64::from(64 - (n - 1).leading_zeros())
+    }
+}
+
+/// A counter modulo `p`: a register and an incrementer of `clog2(p)` bits.
+pub fn counter(p: u64) -> Area {
+    let b = clog2(p);
+    Area {
+        logic: b,
+        ff_bits: b,
+        ..Area::default()
+    }
+}
+
+/// Storage of `words` words of `width` bits: registers up to two words, RAM beyond.
+pub fn storage(words: u64, width: u64) -> Area {
+    if words <= 2 {
+        Area {
+            ff_bits: words * width,
+            ..Area::default()
+        }
+    } else {
+        Area {
+            ram_bits: words * width,
+            logic: 2 * clog2(words),
+            ..Area::default()
+        }
+    }
+}
+
+/// A `k`-to-1 multiplexer of `width` bits: a 6-input LUT is a 4-to-1 mux of one bit.
+pub fn mux(k: u64, width: u64) -> Area {
+    Area {
+        logic: if k <= 1 {
+            0
+        } else {
+            width * (k - 1).div_ceil(3)
+        },
+        ..Area::default()
+    }
+}
+
+/// The area of one node, excluding its body.
+pub fn own_area(d: &Design, id: NodeId) -> Area {
+    let node = d.node(id);
+    let out = d.layout(id);
+    let logic = |logic| Area {
+        logic,
+        ..Area::default()
+    };
+    match &node.op {
+        StOp::Atom(a) => atom_area(d, *a, node.args[0]),
+        StOp::Const { layout, .. } => {
+            let p = layout.clocks();
+            if p == 1 {
+                Area::default()
+            } else {
+                logic(layout.bits_per_clock() * p.div_ceil(64)) + counter(p)
+            }
+        }
+        StOp::Counter { layout, .. } => {
+            let p = layout.clocks();
+            if p == 1 {
+                Area::default()
+            } else {
+                let b = layout.atom_bits();
+                Area {
+                    logic: b * layout.lanes(),
+                    ff_bits: b,
+                    ..Area::default()
+                } + counter(p)
+            }
+        }
+        StOp::ReduceT { body, .. } => {
+            let elem = d.layout(d.body(*body).root);
+            let w = elem.bits_per_clock();
+            storage(elem.valid_clocks(), w) + mux(2, w) + counter(out.clocks())
+        }
+        StOp::Fifo { layout, delay } => {
+            let s = storage(*delay, layout.bits_per_clock());
+            if *delay > 2 {
+                s + counter(*delay)
+            } else {
+                s
+            }
+        }
+        op if op.is_data_movement() => {
+            let input = d.layout(node.args[0]);
+            let Some(p) = Perm::of(op, input, out) else {
+                return Area::default();
+            };
+            movement_area(&p)
+        }
+        _ => Area::default(),
+    }
+}
+
+/// Storage, read multiplexers and phase counter of a data-movement operator; zero when it
+/// is wiring.
+pub fn movement_area(p: &Perm) -> Area {
+    let live = p.max_live_atoms();
+    if live == 0 {
+        return Area::default();
+    }
+    let bits = p.input.atom_bits();
+    let lanes = p.input.lanes().max(p.output.lanes());
+    let depth = live.div_ceil(lanes);
+    let store = if depth <= 2 {
+        Area {
+            ff_bits: live * bits,
+            ..Area::default()
+        }
+    } else {
+        Area {
+            ram_bits: live * bits,
+            logic: 2 * clog2(depth) * lanes.min(live),
+            ..Area::default()
+        }
+    };
+    store + mux(depth + 1, p.output.lanes() * bits) + counter(p.input.clocks())
+}
+
+/// The constant raw value of operand `k` of an atom tuple node, if it is a generator.
+fn const_operand(d: &Design, pair: NodeId, k: usize) -> Option<u64> {
+    let node = d.node(pair);
+    let scalar = |v: &Value| match v {
+        Value::Scalar(x) => Some(*x),
+        _ => None,
+    };
+    match &node.op {
+        StOp::ATuple => match &d.node(node.args[k]).op {
+            StOp::Const { value, .. } => scalar(value),
+            _ => None,
+        },
+        StOp::Const {
+            value: Value::Pair(p),
+            ..
+        } => scalar(if k == 0 { &p.0 } else { &p.1 }),
+        _ => None,
+    }
+}
+
+fn atom_area(d: &Design, op: AtomOp, arg: NodeId) -> Area {
+    let input = d.layout(arg);
+    let first = match input {
+        Layout::ATuple(a, _) => a.as_ref(),
+        l => l,
+    };
+    let b = first.atom_bits();
+    let signed = matches!(first, Layout::Scalar(s) if s.is_signed());
+    let logic = |logic| Area {
+        logic,
+        ..Area::default()
+    };
+    let konst = || const_operand(d, arg, 1).or_else(|| const_operand(d, arg, 0));
+    match op {
+        AtomOp::Abs => logic(if signed { b } else { 0 }),
+        AtomOp::Not | AtomOp::And | AtomOp::Or => logic(1),
+        AtomOp::Add | AtomOp::Sub | AtomOp::Lt => logic(b),
+        AtomOp::Eq => logic(input.atom_bits().div_ceil(2).div_ceil(3).max(1)),
+        AtomOp::If => logic(b.div_ceil(2)),
+        AtomOp::Fst | AtomOp::Snd => Area::default(),
+        AtomOp::Mul => match konst() {
+            Some(c) => logic(shift_add(c) * b),
+            None => Area {
+                dsp: b.div_ceil(18).pow(2),
+                ..Area::default()
+            },
+        },
+        AtomOp::Div => match const_operand(d, arg, 1) {
+            Some(c) => logic(shift_add(c) * (b + 8)),
+            None => Area {
+                dsp: (b + 8).div_ceil(18).pow(2),
+                ..Area::default()
+            },
+        },
+        AtomOp::Lsl | AtomOp::Lsr => match const_operand(d, arg, 1) {
+            Some(_) => Area::default(),
+            None => logic(b * clog2(b).div_ceil(2)),
+        },
+    }
+}
+
+/// Adders in a shift-and-add multiply by constant `c`: one fewer than its set bits
+/// (0 for zero and powers of two, which are wiring).
+fn shift_add(c: u64) -> u64 {
+    u64::from(c.count_ones()).saturating_sub(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers() {
+        assert_eq!(clog2(1), 0);
+        assert_eq!(clog2(2), 1);
+        assert_eq!(clog2(5), 3);
+        assert_eq!(shift_add(8), 0);
+        assert_eq!(shift_add(10), 1);
+        assert_eq!(mux(4, 8).logic, 8);
+        assert_eq!(mux(5, 8).logic, 16);
+        assert_eq!(storage(3, 8).ram_bits, 24);
+        assert_eq!(storage(2, 8).ff_bits, 16);
+    }
+}

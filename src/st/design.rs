@@ -1,0 +1,415 @@
+//! A space-time design: an arena of typed nodes addressed by [`NodeId`], with function
+//! bodies as closed sub-designs ([`Body`]) addressed by [`BodyId`].
+//!
+//! Every node is added through [`Design::add`], which computes its output layout from the
+//! exact operator types ([`super::check`]) and rejects any mismatch, so a `Design` is well
+//! typed by construction. Nodes and bodies are hash-consed: equal sub-terms are one node, so
+//! the design is a DAG and a body used by two maps is stored once (and instantiated twice in
+//! hardware). Children always have smaller ids than their parents.
+
+use super::check;
+use super::layout::Layout;
+use super::op::StOp;
+use std::collections::HashMap;
+use std::fmt;
+
+/// The index of a node in a [`Design`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(u32);
+
+impl NodeId {
+    /// The position in the arena.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "n{}", self.0)
+    }
+}
+
+/// The index of a function body in a [`Design`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BodyId(u32);
+
+impl BodyId {
+    /// The position in the body table.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One operator application.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    /// The operator and its static parameters.
+    pub op: StOp,
+    /// The data inputs, in order.
+    pub args: Vec<NodeId>,
+}
+
+/// A closed function body: the layouts of its parameters (the [`StOp::Arg`] leaves) and the
+/// node computing its result.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Body {
+    /// Parameter layouts, by index.
+    pub params: Vec<Layout>,
+    /// The result node.
+    pub root: NodeId,
+}
+
+/// A named design input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputDecl {
+    /// The name.
+    pub name: String,
+    /// Its layout.
+    pub layout: Layout,
+    /// The [`StOp::Input`] node.
+    pub node: NodeId,
+}
+
+/// A well-typed space-time design.
+#[derive(Clone, Debug)]
+pub struct Design {
+    /// The design's name.
+    pub name: String,
+    nodes: Vec<Node>,
+    layouts: Vec<Layout>,
+    index: HashMap<Node, NodeId>,
+    bodies: Vec<Body>,
+    body_index: HashMap<Body, BodyId>,
+    /// The inputs, in declaration order.
+    pub inputs: Vec<InputDecl>,
+    output: Option<NodeId>,
+}
+
+impl PartialEq for Design {
+    /// Arena equality (the hash-cons tables are derived data). Two designs built in
+    /// different orders are compared with [`Design::canonical`] first.
+    fn eq(&self, other: &Design) -> bool {
+        self.name == other.name
+            && self.nodes == other.nodes
+            && self.layouts == other.layouts
+            && self.bodies == other.bodies
+            && self.inputs == other.inputs
+            && self.output == other.output
+    }
+}
+
+impl Design {
+    /// An empty design.
+    pub fn new(name: impl Into<String>) -> Design {
+        Design {
+            name: name.into(),
+            nodes: Vec::new(),
+            layouts: Vec::new(),
+            index: HashMap::new(),
+            bodies: Vec::new(),
+            body_index: HashMap::new(),
+            inputs: Vec::new(),
+            output: None,
+        }
+    }
+
+    /// Declares an input; names must be unique.
+    pub fn add_input(&mut self, name: impl Into<String>, layout: Layout) -> Result<NodeId, String> {
+        let name = name.into();
+        if self.inputs.iter().any(|i| i.name == name) {
+            return Err(format!("the input `{name}` is declared twice"));
+        }
+        layout.validate()?;
+        let k = self.inputs.len();
+        let node = self.push(StOp::Input(k), Vec::new(), layout.clone());
+        self.inputs.push(InputDecl { name, layout, node });
+        Ok(node)
+    }
+
+    /// Adds the placeholder for parameter `k` of a body under construction.
+    pub fn add_arg(&mut self, k: u8, layout: Layout) -> Result<NodeId, String> {
+        layout.validate()?;
+        Ok(self.push(StOp::Arg(k, layout.clone()), Vec::new(), layout))
+    }
+
+    /// Adds an operator applied to `args`, checking every input layout against the
+    /// operator's exact type. Errors name the operator and the mismatching layouts.
+    pub fn add(&mut self, op: StOp, args: &[NodeId]) -> Result<NodeId, String> {
+        if matches!(op, StOp::Input(_) | StOp::Arg(..)) {
+            return Err(format!(
+                "{op}: inputs and parameters are added with add_input / add_arg"
+            ));
+        }
+        if args.len() != op.arity() {
+            return Err(format!(
+                "{op}: takes {} input(s), found {}",
+                op.arity(),
+                args.len()
+            ));
+        }
+        if let Some(a) = args.iter().find(|a| a.index() >= self.nodes.len()) {
+            return Err(format!("{op}: unknown node {a}"));
+        }
+        if let Some(b) = op.body() {
+            if b.index() >= self.bodies.len() {
+                return Err(format!("{op}: unknown body"));
+            }
+        }
+        let layout = check::output_layout(self, &op, args)?;
+        Ok(self.push(op, args.to_vec(), layout))
+    }
+
+    /// Registers a body whose parameters have `params` layouts and whose result is `root`.
+    /// The body must be closed: its scope may read only [`StOp::Arg`]s with those layouts,
+    /// never a design input.
+    pub fn add_body(&mut self, params: Vec<Layout>, root: NodeId) -> Result<BodyId, String> {
+        if root.index() >= self.nodes.len() {
+            return Err(format!("body root {root} does not exist"));
+        }
+        for id in self.scope(root) {
+            match &self.node(id).op {
+                StOp::Input(k) => {
+                    return Err(format!(
+                        "a function body is closed, but this one reads the design input `{}`",
+                        self.inputs[*k].name
+                    ))
+                }
+                StOp::Arg(k, l) => match params.get(usize::from(*k)) {
+                    Some(p) if p == l => {}
+                    Some(p) => {
+                        return Err(format!(
+                            "the body's parameter {k} is used with layout {l}, but is declared {p}"
+                        ))
+                    }
+                    None => {
+                        return Err(format!(
+                            "the body uses parameter {k}, but has only {} parameter(s)",
+                            params.len()
+                        ))
+                    }
+                },
+                _ => {}
+            }
+        }
+        let body = Body { params, root };
+        if let Some(&id) = self.body_index.get(&body) {
+            return Ok(id);
+        }
+        let id = BodyId(u32::try_from(self.bodies.len()).map_err(|_| "too many bodies")?);
+        self.bodies.push(body.clone());
+        self.body_index.insert(body, id);
+        Ok(id)
+    }
+
+    /// Builds a body with `params` layouts: `build` receives the argument nodes and returns
+    /// the result node.
+    pub fn body_with(
+        &mut self,
+        params: Vec<Layout>,
+        build: impl FnOnce(&mut Design, &[NodeId]) -> Result<NodeId, String>,
+    ) -> Result<BodyId, String> {
+        let mut args = Vec::with_capacity(params.len());
+        for (k, p) in params.iter().enumerate() {
+            let k = u8::try_from(k).map_err(|_| "a body has at most 256 parameters")?;
+            args.push(self.add_arg(k, p.clone())?);
+        }
+        let root = build(self, &args)?;
+        self.add_body(params, root)
+    }
+
+    /// Sets the output node; it must compute in the design's top scope (no parameters).
+    pub fn set_output(&mut self, out: NodeId) -> Result<(), String> {
+        if out.index() >= self.nodes.len() {
+            return Err(format!("output {out} does not exist"));
+        }
+        if self
+            .scope(out)
+            .iter()
+            .any(|id| matches!(self.node(*id).op, StOp::Arg(..)))
+        {
+            return Err("the output reads a function parameter outside any function".into());
+        }
+        self.output = Some(out);
+        Ok(())
+    }
+
+    fn push(&mut self, op: StOp, args: Vec<NodeId>, layout: Layout) -> NodeId {
+        let node = Node { op, args };
+        if let Some(&id) = self.index.get(&node) {
+            return id;
+        }
+        let id = NodeId(u32::try_from(self.nodes.len()).expect("more than 2^32 nodes"));
+        self.nodes.push(node.clone());
+        self.layouts.push(layout);
+        self.index.insert(node, id);
+        id
+    }
+
+    /// The output node.
+    ///
+    /// # Panics
+    /// If no output was set; [`Design::try_output`] does not panic.
+    pub fn output(&self) -> NodeId {
+        self.output.expect("the design has no output")
+    }
+
+    /// The output node, if set.
+    pub fn try_output(&self) -> Option<NodeId> {
+        self.output
+    }
+
+    /// The node with this id.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The output layout of a node.
+    pub fn layout(&self, id: NodeId) -> &Layout {
+        &self.layouts[id.index()]
+    }
+
+    /// A body.
+    pub fn body(&self, id: BodyId) -> &Body {
+        &self.bodies[id.index()]
+    }
+
+    /// The design's output layout.
+    pub fn output_layout(&self) -> &Layout {
+        self.layout(self.output())
+    }
+
+    /// Clocks per period of the design: its output layout's clocks (every operator takes as
+    /// many clocks in as out, so the inputs agree).
+    pub fn clocks(&self) -> u64 {
+        self.output_layout().clocks()
+    }
+
+    /// Number of nodes in the arena.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True if the arena is empty.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Every node id, in arena (topological) order.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// Every body id.
+    pub fn body_ids(&self) -> impl Iterator<Item = BodyId> {
+        (0..self.bodies.len() as u32).map(BodyId)
+    }
+
+    /// Number of bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// The nodes of the scope computing `root` (not descending into bodies), in topological
+    /// order.
+    pub fn scope(&self, root: NodeId) -> Vec<NodeId> {
+        let mut seen = vec![false; root.index() + 1];
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id.index()], true) {
+                continue;
+            }
+            stack.extend(self.node(id).args.iter().copied());
+        }
+        (0..=root.0)
+            .map(NodeId)
+            .filter(|id| seen[id.index()])
+            .collect()
+    }
+
+    /// The top scope: the nodes computing the output, plus every input node, in order.
+    pub fn top_scope(&self) -> Vec<NodeId> {
+        let mut ids = self.scope(self.output());
+        for i in &self.inputs {
+            if !ids.contains(&i.node) {
+                ids.push(i.node);
+            }
+        }
+        ids.sort();
+        ids
+    }
+
+    /// The same design rebuilt in a canonical order (inputs first, then a depth-first walk
+    /// from the output, arguments before bodies), dropping unreachable nodes. Two designs are
+    /// structurally equal iff their canonical forms are equal.
+    pub fn canonical(&self) -> Design {
+        let mut out = Design::new(self.name.clone());
+        let mut map: HashMap<NodeId, NodeId> = HashMap::new();
+        let mut bmap: HashMap<BodyId, BodyId> = HashMap::new();
+        for i in &self.inputs {
+            let n = out
+                .add_input(i.name.clone(), i.layout.clone())
+                .expect("copied from a valid design");
+            map.insert(i.node, n);
+        }
+        if let Some(o) = self.output {
+            let n = self.copy_into(&mut out, o, &mut map, &mut bmap);
+            out.output = Some(n);
+        }
+        out
+    }
+
+    fn copy_into(
+        &self,
+        out: &mut Design,
+        id: NodeId,
+        map: &mut HashMap<NodeId, NodeId>,
+        bmap: &mut HashMap<BodyId, BodyId>,
+    ) -> NodeId {
+        if let Some(&n) = map.get(&id) {
+            return n;
+        }
+        let node = self.node(id).clone();
+        let args: Vec<NodeId> = node
+            .args
+            .iter()
+            .map(|a| self.copy_into(out, *a, map, bmap))
+            .collect();
+        let mut op = node.op;
+        if let Some(b) = op.body() {
+            let nb = match bmap.get(&b) {
+                Some(nb) => *nb,
+                None => {
+                    let body = self.body(b).clone();
+                    let root = self.copy_into(out, body.root, map, bmap);
+                    let nb = out
+                        .add_body(body.params, root)
+                        .expect("copied from a valid design");
+                    bmap.insert(b, nb);
+                    nb
+                }
+            };
+            set_body(&mut op, nb);
+        }
+        let n = match &op {
+            StOp::Arg(k, l) => out.add_arg(*k, l.clone()),
+            _ => out.add(op, &args),
+        }
+        .expect("copied from a valid design");
+        map.insert(id, n);
+        n
+    }
+}
+
+/// Replaces the body reference of a higher-order operator.
+pub(crate) fn set_body(op: &mut StOp, nb: BodyId) {
+    match op {
+        StOp::MapS { body, .. }
+        | StOp::MapT { body, .. }
+        | StOp::Map2S { body, .. }
+        | StOp::Map2T { body, .. }
+        | StOp::ReduceS { body, .. }
+        | StOp::ReduceT { body, .. } => *body = nb,
+        _ => {}
+    }
+}

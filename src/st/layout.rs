@@ -1,0 +1,391 @@
+//! Space-time layouts (reference §2.1): how a sequence value is spread over wires (`sseq`)
+//! and clocks (`tseq n i`: `n` valid periods first, then `i` invalid ones).
+//!
+//! Text form: `int8`, `(atuple int8 bit)`, `(stuple 3 int8)`, `(sseq 4 int8)`,
+//! `(tseq 2 1 (sseq 2 uint8))`. Equality is syntactic, as in Aetherling: `(sseq 1 t)` is not
+//! `t`; [`Layout::normalize`] gives the form under which such wrappers coincide.
+
+use crate::seq::types::{ScalarType, SeqType};
+use std::fmt;
+
+/// The largest number of atoms, and of clocks, one layout may span. Far above the
+/// 1920x1080 applications, low enough that arithmetic on measures never overflows.
+pub const MAX_SIZE: u64 = 1 << 28;
+
+/// A space-time layout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layout {
+    /// A scalar: one lane for one clock.
+    Scalar(ScalarType),
+    /// An atom tuple of two atoms; itself an atom (one lane).
+    ATuple(Box<Layout>, Box<Layout>),
+    /// A seq-tuple: `n` components side by side on wires, like `sseq`.
+    STuple(u64, Box<Layout>),
+    /// `n` elements in parallel, during the same clocks.
+    SSeq(u64, Box<Layout>),
+    /// `n` valid periods, one element each, then `i` invalid periods.
+    TSeq(u64, u64, Box<Layout>),
+}
+
+impl Layout {
+    /// `(sseq n t)`.
+    pub fn sseq(n: u64, t: Layout) -> Layout {
+        Layout::SSeq(n, Box::new(t))
+    }
+
+    /// `(tseq n i t)`.
+    pub fn tseq(n: u64, i: u64, t: Layout) -> Layout {
+        Layout::TSeq(n, i, Box::new(t))
+    }
+
+    /// `(stuple n t)`.
+    pub fn stuple(n: u64, t: Layout) -> Layout {
+        Layout::STuple(n, Box::new(t))
+    }
+
+    /// `(atuple a b)`.
+    pub fn atuple(a: Layout, b: Layout) -> Layout {
+        Layout::ATuple(Box::new(a), Box::new(b))
+    }
+
+    /// True for scalars and atom tuples: what atom operators take; one lane, one clock.
+    pub fn is_atom(&self) -> bool {
+        matches!(self, Layout::Scalar(_) | Layout::ATuple(..))
+    }
+
+    /// The sequence type this layout carries, forgetting space and time
+    /// (`sseq`/`tseq` become `seq`).
+    pub fn to_seq(&self) -> SeqType {
+        match self {
+            Layout::Scalar(s) => SeqType::Scalar(*s),
+            Layout::ATuple(a, b) => SeqType::atuple(a.to_seq(), b.to_seq()),
+            Layout::STuple(n, t) => SeqType::stuple(*n, t.to_seq()),
+            Layout::SSeq(n, t) | Layout::TSeq(n, _, t) => SeqType::seq(*n, t.to_seq()),
+        }
+    }
+
+    /// The atom layout of an atom sequence type (scalars and atom tuples only).
+    pub fn from_atom_type(t: &SeqType) -> Option<Layout> {
+        match t {
+            SeqType::Scalar(s) => Some(Layout::Scalar(*s)),
+            SeqType::ATuple(a, b) => Some(Layout::atuple(
+                Layout::from_atom_type(a)?,
+                Layout::from_atom_type(b)?,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The fully parallel layout of a sequence type: every `seq` becomes `sseq`.
+    pub fn space_of(t: &SeqType) -> Layout {
+        match t {
+            SeqType::Scalar(s) => Layout::Scalar(*s),
+            SeqType::ATuple(a, b) => Layout::atuple(Layout::space_of(a), Layout::space_of(b)),
+            SeqType::STuple(n, e) => Layout::stuple(*n, Layout::space_of(e)),
+            SeqType::Seq(n, e) => Layout::sseq(*n, Layout::space_of(e)),
+        }
+    }
+
+    /// The innermost atom layout (every layout holds atoms of one type).
+    pub fn atom(&self) -> &Layout {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => self,
+            Layout::STuple(_, t) | Layout::SSeq(_, t) | Layout::TSeq(_, _, t) => t.atom(),
+        }
+    }
+
+    /// The element layout of an `sseq`, `tseq` or `stuple`.
+    pub fn elem(&self) -> Option<&Layout> {
+        match self {
+            Layout::STuple(_, t) | Layout::SSeq(_, t) | Layout::TSeq(_, _, t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Clocks one value occupies, invalid ones included (Aetherling's `clocks_t`).
+    pub fn clocks(&self) -> u64 {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => 1,
+            Layout::STuple(_, t) | Layout::SSeq(_, t) => t.clocks(),
+            Layout::TSeq(n, i, t) => (n + i) * t.clocks(),
+        }
+    }
+
+    /// Clocks that carry data (`valid_clocks_t`).
+    pub fn valid_clocks(&self) -> u64 {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => 1,
+            Layout::STuple(_, t) | Layout::SSeq(_, t) => t.valid_clocks(),
+            Layout::TSeq(n, _, t) => n * t.valid_clocks(),
+        }
+    }
+
+    /// Atoms in one value; a seq-tuple counts all its components and an atom tuple is one
+    /// atom (`num_atoms_stuple_total_t`). This is the length of the flattened value.
+    pub fn atoms(&self) -> u64 {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => 1,
+            Layout::STuple(n, t) | Layout::SSeq(n, t) | Layout::TSeq(n, _, t) => n * t.atoms(),
+        }
+    }
+
+    /// Lanes: atoms on the wires during one clock.
+    pub fn lanes(&self) -> u64 {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => 1,
+            Layout::STuple(n, t) | Layout::SSeq(n, t) => n * t.lanes(),
+            Layout::TSeq(_, _, t) => t.lanes(),
+        }
+    }
+
+    /// Bits of one atom.
+    pub fn atom_bits(&self) -> u64 {
+        match self {
+            Layout::Scalar(s) => u64::from(s.width()),
+            Layout::ATuple(a, b) => a.atom_bits() + b.atom_bits(),
+            Layout::STuple(_, t) | Layout::SSeq(_, t) | Layout::TSeq(_, _, t) => t.atom_bits(),
+        }
+    }
+
+    /// Bits on the wires per clock (`size_t`).
+    pub fn bits_per_clock(&self) -> u64 {
+        self.lanes() * self.atom_bits()
+    }
+
+    /// Bits of valid data over all clocks (`size_all_clocks_t`).
+    pub fn total_bits(&self) -> u64 {
+        self.atoms() * self.atom_bits()
+    }
+
+    /// Whether clock `c` (0-based, `c < clocks()`) carries data: valid periods come first
+    /// in every `tseq` layer, recursively.
+    pub fn is_valid_clock(&self, c: u64) -> bool {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => c == 0,
+            Layout::STuple(_, t) | Layout::SSeq(_, t) => t.is_valid_clock(c),
+            Layout::TSeq(n, _, t) => {
+                let tc = t.clocks();
+                c / tc < *n && t.is_valid_clock(c % tc)
+            }
+        }
+    }
+
+    /// The flat atom index on each lane at clock `c`, or `None` on an invalid clock.
+    ///
+    /// The flat order is the row-major flattening of every layer (the L_seq isomorphism of
+    /// reference §2.4): lane `k` of clock `c` carries atom `lane_atoms(c)[k]` of the
+    /// flattened value.
+    pub fn lane_atoms(&self, c: u64) -> Option<Vec<u64>> {
+        let mut out = Vec::with_capacity(self.lanes() as usize);
+        if self.push_lane_atoms(c, 0, &mut out) {
+            Some(out)
+        } else {
+            None
+        }
+    }
+
+    fn push_lane_atoms(&self, c: u64, base: u64, out: &mut Vec<u64>) -> bool {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => {
+                out.push(base);
+                c == 0
+            }
+            Layout::STuple(n, t) | Layout::SSeq(n, t) => {
+                let a = t.atoms();
+                for j in 0..*n {
+                    if !t.push_lane_atoms(c, base + j * a, out) {
+                        return false;
+                    }
+                }
+                true
+            }
+            Layout::TSeq(n, _, t) => {
+                let tc = t.clocks();
+                let k = c / tc;
+                k < *n && t.push_lane_atoms(c % tc, base + k * t.atoms(), out)
+            }
+        }
+    }
+
+    /// Every clock's lane atoms (see [`Layout::lane_atoms`]), computed once.
+    pub fn placement(&self) -> Vec<Option<Vec<u64>>> {
+        (0..self.clocks()).map(|c| self.lane_atoms(c)).collect()
+    }
+
+    /// For every flat atom: the clock it is on and its lane.
+    pub fn atom_positions(&self) -> Vec<(u64, u64)> {
+        let mut pos = vec![(0, 0); self.atoms() as usize];
+        for c in 0..self.clocks() {
+            if let Some(lanes) = self.lane_atoms(c) {
+                for (k, a) in lanes.into_iter().enumerate() {
+                    pos[a as usize] = (c, k as u64);
+                }
+            }
+        }
+        pos
+    }
+
+    /// The layout with seq-tuples as `sseq`, `(sseq 1 _)`, `(stuple 1 _)` and `(tseq 1 0 _)`
+    /// layers dropped, and adjacent `sseq`s, and `tseq`s whose inner layer has no invalid
+    /// periods, merged. Two layouts with equal normal forms put every atom on the same clock
+    /// and lane, so a reshape between them is wiring.
+    pub fn normalize(&self) -> Layout {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => self.clone(),
+            Layout::STuple(n, t) | Layout::SSeq(n, t) => {
+                let t = t.normalize();
+                if *n == 1 {
+                    return t;
+                }
+                match t {
+                    Layout::SSeq(m, u) => Layout::SSeq(n * m, u),
+                    t => Layout::sseq(*n, t),
+                }
+            }
+            Layout::TSeq(n, i, t) => {
+                let t = t.normalize();
+                if *n == 1 && *i == 0 {
+                    return t;
+                }
+                match t {
+                    Layout::TSeq(m, 0, u) => Layout::TSeq(n * m, i * m, u),
+                    t => Layout::tseq(*n, *i, t),
+                }
+            }
+        }
+    }
+
+    /// The zipped-pair layout a reducer combines: every atom `a` becomes `(atuple a a)`,
+    /// keeping every layer (mirrors [`SeqType::zipped_pair`]).
+    pub fn zipped_pair(&self) -> Layout {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => Layout::atuple(self.clone(), self.clone()),
+            Layout::STuple(n, t) => Layout::stuple(*n, t.zipped_pair()),
+            Layout::SSeq(n, t) => Layout::sseq(*n, t.zipped_pair()),
+            Layout::TSeq(n, i, t) => Layout::tseq(*n, *i, t.zipped_pair()),
+        }
+    }
+
+    /// Checks that every count is at least 1 (invalid counts may be 0), the tuple parts are
+    /// atoms, and the atom and clock counts stay below [`MAX_SIZE`].
+    pub fn validate(&self) -> Result<(), String> {
+        let (atoms, clocks) = self.checked_size()?;
+        if atoms > MAX_SIZE || clocks > MAX_SIZE {
+            return Err(format!(
+                "layout {self} is too large ({atoms} atoms over {clocks} clocks; the limit is {MAX_SIZE})"
+            ));
+        }
+        Ok(())
+    }
+
+    fn checked_size(&self) -> Result<(u64, u64), String> {
+        let big = || format!("layout {self} is too large (the limit is {MAX_SIZE})");
+        match self {
+            Layout::Scalar(_) => Ok((1, 1)),
+            Layout::ATuple(a, b) => {
+                for p in [a, b] {
+                    if !p.is_atom() {
+                        return Err(format!("an atuple holds atoms, found {p}"));
+                    }
+                    p.checked_size()?;
+                }
+                Ok((1, 1))
+            }
+            Layout::STuple(n, t) | Layout::SSeq(n, t) | Layout::TSeq(n, _, t) => {
+                if *n == 0 {
+                    return Err(format!(
+                        "in {self}: a length must be at least 1 (zero-length sequences are not allowed)"
+                    ));
+                }
+                let (a, c) = t.checked_size()?;
+                let atoms = n
+                    .checked_mul(a)
+                    .filter(|x| *x <= MAX_SIZE)
+                    .ok_or_else(big)?;
+                let clocks = match self {
+                    Layout::TSeq(n, i, _) => n
+                        .checked_add(*i)
+                        .and_then(|p| p.checked_mul(c))
+                        .filter(|x| *x <= MAX_SIZE)
+                        .ok_or_else(big)?,
+                    _ => c,
+                };
+                Ok((atoms, clocks))
+            }
+        }
+    }
+}
+
+impl From<ScalarType> for Layout {
+    fn from(s: ScalarType) -> Layout {
+        Layout::Scalar(s)
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Layout::Scalar(s) => write!(f, "{s}"),
+            Layout::ATuple(a, b) => write!(f, "(atuple {a} {b})"),
+            Layout::STuple(n, t) => write!(f, "(stuple {n} {t})"),
+            Layout::SSeq(n, t) => write!(f, "(sseq {n} {t})"),
+            Layout::TSeq(n, i, t) => write!(f, "(tseq {n} {i} {t})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int() -> Layout {
+        Layout::Scalar(ScalarType::Int8)
+    }
+
+    #[test]
+    fn clocks_and_valid_placement_follow_types_md() {
+        // TSeq 2 0 (TSeq 3 1 Int) = V V V _ V V V _
+        let t = Layout::tseq(2, 0, Layout::tseq(3, 1, int()));
+        let pattern: Vec<bool> = (0..t.clocks()).map(|c| t.is_valid_clock(c)).collect();
+        assert_eq!(pattern, [true, true, true, false, true, true, true, false]);
+        assert_eq!(t.valid_clocks(), 6);
+        // TSeq 2 1 (SSeq 2 (TSeq 3 1 Int)) = 12 clocks, 2 ints per valid clock
+        let t = Layout::tseq(2, 1, Layout::sseq(2, Layout::tseq(3, 1, int())));
+        assert_eq!(t.clocks(), 12);
+        assert_eq!(t.lanes(), 2);
+        assert_eq!(t.atoms(), 12);
+        assert_eq!(t.bits_per_clock(), 16);
+    }
+
+    #[test]
+    fn lanes_follow_row_major_flattening() {
+        // SSeq 2 (TSeq 3 0 int): lane j at clock c holds element j*3 + c.
+        let t = Layout::sseq(2, Layout::tseq(3, 0, int()));
+        assert_eq!(t.lane_atoms(1), Some(vec![1, 4]));
+        // TSeq 3 0 (SSeq 2 int): clock c holds elements 2c, 2c+1.
+        let t = Layout::tseq(3, 1, Layout::sseq(2, int()));
+        assert_eq!(t.lane_atoms(2), Some(vec![4, 5]));
+        assert_eq!(t.lane_atoms(3), None);
+    }
+
+    #[test]
+    fn normalization_merges_and_strips() {
+        let a = Layout::tseq(2, 0, Layout::sseq(1, Layout::tseq(3, 0, int())));
+        assert_eq!(a.normalize(), Layout::tseq(6, 0, int()));
+        let b = Layout::tseq(2, 1, Layout::tseq(3, 0, int()));
+        assert_eq!(b.normalize(), Layout::tseq(6, 3, int()));
+        let c = Layout::tseq(2, 0, Layout::tseq(3, 1, int()));
+        assert_eq!(c.normalize(), c);
+        let d = Layout::stuple(2, Layout::sseq(3, int()));
+        assert_eq!(d.normalize(), Layout::sseq(6, int()));
+    }
+
+    #[test]
+    fn validation_rejects_zero_and_huge() {
+        assert!(Layout::sseq(0, int()).validate().is_err());
+        assert!(Layout::tseq(1 << 20, 0, Layout::tseq(1 << 20, 0, int()))
+            .validate()
+            .is_err());
+        assert!(Layout::tseq(2, 0, int()).validate().is_ok());
+    }
+}

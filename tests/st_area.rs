@@ -1,0 +1,93 @@
+//! The area model ranks designs as synthesis would: properties, not numbers copied from
+//! the implementation.
+
+use tessera::st::area::{area, own_area, Weights};
+use tessera::st::{parse_design, Design};
+
+fn design(text: &str) -> Design {
+    parse_design("t.st", text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn scalar(text: &str) -> f64 {
+    area(&design(text)).total.scalar(&Weights::default())
+}
+
+#[test]
+fn more_parallel_schedules_cost_more() {
+    let s1 = scalar("(input I (sseq 4 int8))\n(output (map_s 4 abs I))");
+    let s2 = scalar("(input I (tseq 2 0 (sseq 2 int8)))\n(output (map_t 2 0 (map_s 2 abs) I))");
+    let s4 = scalar("(input I (tseq 4 0 int8))\n(output (map_t 4 0 abs I))");
+    assert!(s1 > s2 && s2 > s4, "{s1} {s2} {s4}");
+    assert_eq!(s1, 4.0 * s4);
+}
+
+#[test]
+fn constant_multiplies_are_shift_and_add_and_variable_ones_take_a_dsp() {
+    let mul = |c: &str| {
+        area(&design(&format!(
+            "(input I (tseq 4 0 uint8))\n(output (map_t 4 0 (fn (x) (mul x (const uint8 {c}))) I))"
+        )))
+        .total
+    };
+    assert_eq!(mul("8").logic, 0, "a power of two is wiring");
+    assert_eq!(mul("8").dsp, 0);
+    assert!(mul("10").logic > 0 && mul("10").dsp == 0);
+    assert!(mul("255").logic > mul("10").logic);
+    let var = area(&design(
+        "(input A (tseq 4 0 uint8))\n(input B (tseq 4 0 uint8))\n(output (map2_t 4 0 mul A B))",
+    ))
+    .total;
+    assert_eq!(var.dsp, 1);
+}
+
+#[test]
+fn storage_is_charged_where_hardware_holds_data() {
+    // up_1d_t holds one element; up_1d_s is wires
+    let up_t = area(&design(
+        "(input I (tseq 1 3 uint8))\n(output (up_1d_t 4 0 uint8 I))",
+    ))
+    .total;
+    assert!(up_t.ff_bits >= 8, "{up_t:?}");
+    let up_s = area(&design(
+        "(input I (sseq 1 uint8))\n(output (up_1d_s 4 uint8 I))",
+    ))
+    .total;
+    assert_eq!(up_s.scalar(&Weights::default()), 0.0);
+    // shift_t storage grows with the amount; shift_s is wires
+    let sh = |s: u64| {
+        area(&design(&format!(
+            "(input I (tseq 64 0 uint8))\n(output (shift_t 64 0 {s} uint8 I))"
+        )))
+        .total
+    };
+    assert!(sh(32).ram_bits > sh(8).ram_bits && sh(8).ram_bits >= 64);
+    // FIFO cost grows with depth
+    let fifo = |d: u64| {
+        scalar(&format!(
+            "(input I (tseq 4 0 (sseq 2 uint8)))\n(output (fifo (tseq 4 0 (sseq 2 uint8)) {d} I))"
+        ))
+    };
+    assert!(fifo(1) < fifo(2) && fifo(2) < fifo(16));
+    assert_eq!(fifo(0), 0.0);
+    // a pass-through reshape is free, a transpose is not
+    let pass = scalar("(input I (tseq 4 0 (sseq 1 uint8)))\n(output (reshape (tseq 4 0 (sseq 1 uint8)) (tseq 4 0 uint8) I))");
+    assert_eq!(pass, 0.0);
+    let tr = scalar("(input I (tseq 4 0 (sseq 4 uint8)))\n(output (reshape (tseq 4 0 (sseq 4 uint8)) (sseq 4 (tseq 4 0 uint8)) I))");
+    assert!(tr > 0.0);
+}
+
+#[test]
+fn dag_sharing_is_paid_once_and_bodies_per_instance() {
+    // one abs shared by both inputs of the join
+    let d = design("(input I (sseq 2 int8))\n(let a (map_s 2 abs I))\n(output (map2_s 2 add a a))");
+    let r = area(&d);
+    assert_eq!(r.by_op["abs"].0, 2, "two lanes of one map_s");
+    assert_eq!(r.by_op["add"].0, 2);
+    let total: u64 = r.by_op.values().map(|(_, a)| a.logic).sum();
+    assert_eq!(total, r.total.logic);
+    let one = own_area(&d, d.output());
+    assert_eq!(
+        one.logic, 0,
+        "the map itself is wiring; its body is charged per instance"
+    );
+}
