@@ -19,11 +19,10 @@ use std::path::Path;
 /// enough that a typo such as `(seq 99999999999 ...)` is an error, not an out-of-memory.
 pub const MAX_ATOMS: u64 = 1 << 28;
 
-/// The deepest parenthesis nesting a file may have, and the deepest chain of expressions
-/// (through lets and defs) the front end elaborates: far above real programs, and low
-/// enough that the recursive reader and checker stay within a 2 MB thread stack.
-pub const MAX_NESTING: usize = 200;
-/// See [`MAX_NESTING`].
+/// The deepest chain of expressions (through lets and defs) the front end elaborates: far
+/// above real programs, and low enough that the recursive checker stays within a 2 MB
+/// thread stack. The reader limits parenthesis nesting itself
+/// ([`crate::util::sexp::MAX_NESTING`]).
 pub const MAX_DEPTH: usize = 400;
 
 /// Reads and checks a program file.
@@ -40,7 +39,6 @@ pub fn load_program(path: &Path) -> Result<Program, Diagnostic> {
 
 /// Checks program text; `file` names it in errors and `name` becomes the program's name.
 pub fn parse_program(file: &str, name: &str, text: &str) -> Result<Program, Diagnostic> {
-    check_nesting(file, text)?;
     let forms = parse_file(file, text)?;
     let mut front = Front {
         file,
@@ -73,38 +71,6 @@ pub fn parse_program(file: &str, name: &str, text: &str) -> Result<Program, Diag
     let root = front.expr(&out.list().expect("checked in declare")[1], &Env::top())?;
     front.prog.set_output(root);
     Ok(front.prog)
-}
-
-/// Rejects text whose parentheses nest deeper than [`MAX_NESTING`], before the recursive
-/// reader sees it. Comments are skipped; balance is checked later by the reader.
-fn check_nesting(file: &str, text: &str) -> Result<(), Diagnostic> {
-    let (mut depth, mut in_comment) = (0usize, false);
-    let mut pos = Pos { line: 1, col: 1 };
-    for c in text.chars() {
-        match c {
-            '\n' => in_comment = false,
-            ';' => in_comment = true,
-            '(' if !in_comment => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Err(Diagnostic::at(
-                        file,
-                        pos,
-                        format!("parentheses nest more than {MAX_NESTING} deep here"),
-                    ));
-                }
-            }
-            ')' if !in_comment => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if c == '\n' {
-            pos.line += 1;
-            pos.col = 1;
-        } else {
-            pos.col += 1;
-        }
-    }
-    Ok(())
 }
 
 enum Global<'a> {

@@ -10,6 +10,10 @@
 use super::diag::{Diagnostic, Pos};
 use symbolic_expressions::Sexp as RawSexp;
 
+/// The deepest parenthesis nesting a file may have: far above any real program, design or
+/// rule, and low enough that the recursive reader stays within a 2 MB thread stack.
+pub const MAX_NESTING: usize = 200;
+
 /// An s-expression node with the position where it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sexp {
@@ -142,7 +146,8 @@ fn blank_comments(file: &str, text: &str) -> Result<String, Diagnostic> {
     Ok(out)
 }
 
-/// Positions of the tokens that start nodes, in pre-order; checks that parentheses balance.
+/// Positions of the tokens that start nodes, in pre-order; checks that parentheses balance
+/// and nest at most [`MAX_NESTING`] deep.
 fn scan(file: &str, text: &str) -> Result<Vec<Pos>, Diagnostic> {
     let mut starts = Vec::new();
     let mut open: Vec<Pos> = Vec::new();
@@ -154,6 +159,13 @@ fn scan(file: &str, text: &str) -> Result<Vec<Pos>, Diagnostic> {
                 in_atom = false;
                 starts.push(pos);
                 open.push(pos);
+                if open.len() > MAX_NESTING {
+                    return Err(Diagnostic::at(
+                        file,
+                        pos,
+                        format!("parentheses nest more than {MAX_NESTING} deep here"),
+                    ));
+                }
             }
             ')' => {
                 in_atom = false;
@@ -236,6 +248,16 @@ mod tests {
         );
         let e = parse_file("f.seq", "(a))").unwrap_err();
         assert_eq!(e.pos, Some(Pos { line: 1, col: 4 }));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}{}", "(".repeat(100_000), ")".repeat(100_000));
+        let e = parse_file("d", &deep).unwrap_err();
+        assert!(e.message.contains("nest more than 200"), "{e}");
+        assert_eq!(e.pos, Some(Pos { line: 1, col: 201 }));
+        let ok = format!("{}{}", "(".repeat(MAX_NESTING), ")".repeat(MAX_NESTING));
+        assert!(parse_file("d", &ok).is_ok());
     }
 
     #[test]
