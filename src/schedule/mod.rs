@@ -1,3 +1,4 @@
 //! Scheduling: from a sequence program and a slowdown to the least-area space-time design.
 
+pub mod aetherling;
 pub mod slowdown;

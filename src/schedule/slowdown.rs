@@ -38,18 +38,14 @@ impl LayerForm {
         match self {
             LayerForm::Space => Layout::sseq(n, inner),
             LayerForm::Time { i } => Layout::tseq(n, *i, inner),
-            LayerForm::TimeSpace { no, io, ni } => {
-                Layout::tseq(*no, *io, Layout::sseq(*ni, inner))
-            }
+            LayerForm::TimeSpace { no, io, ni } => Layout::tseq(*no, *io, Layout::sseq(*ni, inner)),
             LayerForm::Nested(levels) => levels
                 .iter()
                 .rev()
                 .fold(inner, |acc, (k, i)| Layout::tseq(*k, *i, acc)),
-            LayerForm::Mixed { no, io, ii, ni } => Layout::tseq(
-                *no,
-                *io,
-                Layout::tseq(1, *ii, Layout::sseq(*ni, inner)),
-            ),
+            LayerForm::Mixed { no, io, ii, ni } => {
+                Layout::tseq(*no, *io, Layout::tseq(1, *ii, Layout::sseq(*ni, inner)))
+            }
         }
     }
 
@@ -104,6 +100,11 @@ pub fn build_layout(t: &SeqType, forms: &[LayerForm]) -> Layout {
 /// Aetherling's candidate output layouts for type `t` at slowdown `s` (reference §4.3),
 /// simplest first.
 pub fn aetherling_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
+    aetherling_forms(t, s).into_iter().map(|(_, l)| l).collect()
+}
+
+/// [`aetherling_layouts`] with the per-layer form of each candidate.
+pub fn aetherling_forms(t: &SeqType, s: u64) -> Vec<(Vec<LayerForm>, Layout)> {
     enumerate(t, s, aetherling_layer_forms)
 }
 
@@ -114,11 +115,18 @@ pub fn tessera_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
         forms.extend(mixed_layer_forms(n, s_l));
         forms
     })
+    .into_iter()
+    .map(|(_, l)| l)
+    .collect()
 }
 
-fn enumerate(t: &SeqType, s: u64, per_layer: impl Fn(u64, u64) -> Vec<LayerForm>) -> Vec<Layout> {
+fn enumerate(
+    t: &SeqType,
+    s: u64,
+    per_layer: impl Fn(u64, u64) -> Vec<LayerForm>,
+) -> Vec<(Vec<LayerForm>, Layout)> {
     let layers = seq_layers(t);
-    let mut found: Vec<(usize, Layout)> = Vec::new();
+    let mut found: Vec<(usize, Vec<LayerForm>, Layout)> = Vec::new();
     for split in distributions(s, layers.len()) {
         let options: Vec<Vec<LayerForm>> = layers
             .iter()
@@ -129,21 +137,26 @@ fn enumerate(t: &SeqType, s: u64, per_layer: impl Fn(u64, u64) -> Vec<LayerForm>
             let depth = combo.iter().map(LayerForm::depth).sum();
             let layout = build_layout(t, &combo);
             debug_assert_eq!(layout.clocks(), s);
-            if !found.iter().any(|(_, l)| *l == layout) {
-                found.push((depth, layout));
+            if !found.iter().any(|(_, _, l)| *l == layout) {
+                found.push((depth, combo, layout));
             }
         }
     }
-    found.sort_by_key(|(d, _)| *d); // stable: keeps enumeration order within a depth
-    found.into_iter().map(|(_, l)| l).collect()
+    found.sort_by_key(|(d, _, _)| *d); // stable: keeps enumeration order within a depth
+    found.into_iter().map(|(_, f, l)| (f, l)).collect()
 }
 
-/// The per-layer options of Aetherling's `rewrite_AST_type_given_slowdowns`.
-fn aetherling_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
+/// The per-layer options of Aetherling's `rewrite_AST_type_given_slowdowns` for a layer of
+/// length `n` slowed down by `s_l`.
+pub fn aetherling_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
     if s_l == 1 {
         return vec![LayerForm::Space];
     }
-    let no = divisors(n).into_iter().filter(|d| *d <= s_l).max().unwrap_or(1);
+    let no = divisors(n)
+        .into_iter()
+        .filter(|d| *d <= s_l)
+        .max()
+        .unwrap_or(1);
     let mut forms = vec![LayerForm::TimeSpace {
         no,
         io: s_l - no,
@@ -311,7 +324,10 @@ mod tests {
             texts(&aetherling_layouts(&seq_int(4), 3)),
             vec!["(tseq 2 1 (sseq 2 int8))"]
         );
-        assert_eq!(texts(&aetherling_layouts(&seq_int(4), 1)), vec!["(sseq 4 int8)"]);
+        assert_eq!(
+            texts(&aetherling_layouts(&seq_int(4), 1)),
+            vec!["(sseq 4 int8)"]
+        );
         // Seq 12 at s = 5: TSeq 4 1 (SSeq 3) (reference §4.10).
         assert!(texts(&aetherling_layouts(&seq_int(12), 5))
             .contains(&"(tseq 4 1 (sseq 3 int8))".to_string()));
@@ -331,7 +347,10 @@ mod tests {
     #[test]
     fn mixed_forms_spread_lanes() {
         let got = texts(&tessera_layouts(&seq_int(12), 8));
-        assert!(got.contains(&"(tseq 4 0 (tseq 1 1 (sseq 3 int8)))".to_string()), "{got:?}");
+        assert!(
+            got.contains(&"(tseq 4 0 (tseq 1 1 (sseq 3 int8)))".to_string()),
+            "{got:?}"
+        );
         assert!(!texts(&aetherling_layouts(&seq_int(12), 8))
             .contains(&"(tseq 4 0 (tseq 1 1 (sseq 3 int8)))".to_string()));
     }
@@ -340,6 +359,9 @@ mod tests {
     fn divisors_and_distributions() {
         assert_eq!(divisors(12), vec![1, 2, 3, 4, 6, 12]);
         assert_eq!(divisors(1), vec![1]);
-        assert_eq!(distributions(4, 2), vec![vec![1, 4], vec![2, 2], vec![4, 1]]);
+        assert_eq!(
+            distributions(4, 2),
+            vec![vec![1, 4], vec![2, 2], vec![4, 1]]
+        );
     }
 }

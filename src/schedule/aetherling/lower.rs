@@ -1,0 +1,721 @@
+//! Back-to-front lowering of one program for one requested output layout (reference §4.4):
+//! each node is lowered once per scope, in the layout its first consumer asks for; a later
+//! consumer that asks for another layout gets a `reshape` of the first.
+//!
+//! Layouts are handled as one [`LayerForm`] per `seq` layer of a node's type (Aetherling's
+//! `Type_Rewrite` lists), so the per-operator tables can read which layer is in space, in
+//! time or split.
+
+use super::super::slowdown::{aetherling_forms, build_layout, divisors, LayerForm};
+use crate::seq::op::Op;
+use crate::seq::types::SeqType;
+use crate::seq::value::Value;
+use crate::seq::{NodeId as SeqId, Program};
+use crate::st::design::BodyId;
+use crate::st::stream::{flatten, unflatten};
+use crate::st::{Design, Layout, NodeId as StId, StOp};
+use std::collections::HashMap;
+
+/// A value of type `t` restructured to the nesting of `layout` (same atoms in flat order):
+/// a layout may split a layer, e.g. `(tseq 1 0 (sseq 3 _))` for a `(seq 3 _)`.
+fn relay(v: &Value, t: &SeqType, layout: &Layout) -> Value {
+    unflatten(&flatten(v, t), &layout.to_seq())
+}
+
+/// One layout form per `seq` layer of a type, outermost first.
+pub(super) type Forms = Vec<LayerForm>;
+
+/// One layer of a nested map: in space (`map_s`) or in time (`map_t`).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Wrap {
+    S(u64),
+    T(u64, u64),
+}
+
+/// The map layers that implement one layer form of length `n`.
+pub(super) fn wraps(form: &LayerForm, n: u64) -> Vec<Wrap> {
+    match form {
+        LayerForm::Space => vec![Wrap::S(n)],
+        LayerForm::Time { i } => vec![Wrap::T(n, *i)],
+        LayerForm::TimeSpace { no, io, ni } => vec![Wrap::T(*no, *io), Wrap::S(*ni)],
+        LayerForm::Nested(levels) => levels.iter().map(|(k, i)| Wrap::T(*k, *i)).collect(),
+        LayerForm::Mixed { no, io, ii, ni } => {
+            vec![Wrap::T(*no, *io), Wrap::T(1, *ii), Wrap::S(*ni)]
+        }
+    }
+}
+
+/// Wraps `inner` in the layers `ws` (outermost first).
+pub(super) fn apply_wraps(ws: &[Wrap], inner: Layout) -> Layout {
+    ws.iter().rev().fold(inner, |acc, w| match w {
+        Wrap::S(n) => Layout::sseq(*n, acc),
+        Wrap::T(n, i) => Layout::tseq(*n, *i, acc),
+    })
+}
+
+/// `map` over the layers `ws` (outermost first) of `body`, whose parameters have layouts
+/// `params`; `inputs` are the producers (one, or two for `map2`).
+pub(super) fn nested_map(
+    d: &mut Design,
+    ws: &[Wrap],
+    body: BodyId,
+    params: &[Layout],
+    inputs: &[StId],
+) -> Result<StId, String> {
+    let op_body = if ws.len() == 1 {
+        body
+    } else {
+        let inner: Vec<Layout> = params
+            .iter()
+            .map(|p| apply_wraps(&ws[1..], p.clone()))
+            .collect();
+        d.body_with(inner, |d, args| nested_map(d, &ws[1..], body, params, args))?
+    };
+    let op = match (ws[0], inputs.len()) {
+        (Wrap::S(n), 1) => StOp::MapS { n, body: op_body },
+        (Wrap::S(n), _) => StOp::Map2S { n, body: op_body },
+        (Wrap::T(n, i), 1) => StOp::MapT {
+            n,
+            i,
+            body: op_body,
+        },
+        (Wrap::T(n, i), _) => StOp::Map2T {
+            n,
+            i,
+            body: op_body,
+        },
+    };
+    d.add(op, inputs)
+}
+
+/// What a scope (the program, or one use of a function body) has lowered so far.
+#[derive(Clone, Default)]
+struct Scope {
+    memo: HashMap<SeqId, (StId, Forms)>,
+    args: Vec<Option<(StId, Forms)>>,
+}
+
+/// The lowering state of one candidate.
+#[derive(Clone)]
+pub(super) struct Lowerer<'p> {
+    pub(super) p: &'p Program,
+    pub(super) d: Design,
+    /// The design's slowdown, for default layouts of values nobody asks for.
+    s: u64,
+    scopes: Vec<Scope>,
+    /// Per program input: its node and forms once known.
+    inputs: Vec<Option<(StId, Forms)>>,
+}
+
+impl<'p> Lowerer<'p> {
+    /// A lowerer; with `fixed`, the inputs are declared up front with those forms.
+    pub(super) fn new(p: &'p Program, s: u64, fixed: Option<Vec<Forms>>) -> Result<Self, String> {
+        let mut d = Design::new(format!("{}_s{s}", p.name));
+        let mut inputs = vec![None; p.inputs.len()];
+        if let Some(fixed) = fixed {
+            for (k, (decl, forms)) in p.inputs.iter().zip(fixed).enumerate() {
+                let layout = build_layout(&decl.ty, &forms);
+                let node = d.add_input(decl.name.clone(), layout)?;
+                inputs[k] = Some((node, forms));
+            }
+        }
+        Ok(Lowerer {
+            p,
+            d,
+            s,
+            scopes: vec![Scope::default()],
+            inputs,
+        })
+    }
+
+    /// The forms each input was first requested in (a default for unused inputs).
+    pub(super) fn input_forms(&self) -> Vec<Forms> {
+        self.p
+            .inputs
+            .iter()
+            .zip(&self.inputs)
+            .map(|(decl, got)| match got {
+                Some((_, f)) => f.clone(),
+                None => self.default_forms(&decl.ty, self.s),
+            })
+            .collect()
+    }
+
+    pub(super) fn into_design(self) -> Design {
+        self.d
+    }
+
+    fn default_forms(&self, t: &SeqType, clocks: u64) -> Forms {
+        aetherling_forms(t, clocks)
+            .into_iter()
+            .next()
+            .map(|(f, _)| f)
+            .unwrap_or_default()
+    }
+
+    /// The layout of node `id` in `forms`.
+    pub(super) fn layout(&self, id: SeqId, forms: &[LayerForm]) -> Layout {
+        build_layout(self.p.ty(id), forms)
+    }
+
+    /// A reshape from `from` to `to` (nothing if they are equal).
+    pub(super) fn reshape(&mut self, x: StId, to: Layout) -> Result<StId, String> {
+        let from = self.d.layout(x).clone();
+        if from == to {
+            return Ok(x);
+        }
+        self.d.add(StOp::Reshape { from, to }, &[x])
+    }
+
+    /// Lowers node `id` so that its output has the layout of `forms`.
+    pub(super) fn lower(&mut self, id: SeqId, forms: &[LayerForm]) -> Result<StId, String> {
+        let scope = self.scopes.last().expect("a scope");
+        if let Some((st, first)) = scope.memo.get(&id).cloned() {
+            if first == forms {
+                return Ok(st);
+            }
+            let to = self.layout(id, forms);
+            return self.reshape(st, to);
+        }
+        let st = self.lower_op(id, forms)?;
+        let scope = self.scopes.last_mut().expect("a scope");
+        scope.memo.insert(id, (st, forms.to_vec()));
+        Ok(st)
+    }
+
+    /// A first request reuses `slot` if filled (reshaping if the forms differ), else fills
+    /// it with `make`.
+    fn first_wins(
+        &mut self,
+        slot: Option<(StId, Forms)>,
+        id: SeqId,
+        forms: &[LayerForm],
+    ) -> Result<Result<StId, Layout>, String> {
+        match slot {
+            Some((st, first)) if first == forms => Ok(Ok(st)),
+            Some((st, _)) => {
+                let to = self.layout(id, forms);
+                self.reshape(st, to).map(Ok)
+            }
+            None => Ok(Err(self.layout(id, forms))),
+        }
+    }
+
+    fn lower_op(&mut self, id: SeqId, forms: &[LayerForm]) -> Result<StId, String> {
+        let node = self.p.node(id).clone();
+        let ty = self.p.ty(id).clone();
+        let a = &node.args;
+        match &node.op {
+            Op::Input(k) => match self.first_wins(self.inputs[*k].clone(), id, forms)? {
+                Ok(st) => Ok(st),
+                Err(layout) => {
+                    let name = self.p.inputs[*k].name.clone();
+                    let st = self.d.add_input(name, layout)?;
+                    self.inputs[*k] = Some((st, forms.to_vec()));
+                    Ok(st)
+                }
+            },
+            Op::Arg(i, _) => {
+                let i = usize::from(*i);
+                let slot = self
+                    .scopes
+                    .last()
+                    .and_then(|s| s.args.get(i).cloned().flatten());
+                match self.first_wins(slot, id, forms)? {
+                    Ok(st) => Ok(st),
+                    Err(layout) => {
+                        let st = self.d.add_arg(i as u8, layout)?;
+                        let scope = self.scopes.last_mut().expect("a scope");
+                        if scope.args.len() <= i {
+                            scope.args.resize(i + 1, None);
+                        }
+                        scope.args[i] = Some((st, forms.to_vec()));
+                        Ok(st)
+                    }
+                }
+            }
+            Op::Const(v, t) => {
+                let layout = build_layout(t, forms);
+                let value = relay(v, t, &layout);
+                self.d.add(
+                    StOp::Const {
+                        value,
+                        layout,
+                        delay: 0,
+                    },
+                    &[],
+                )
+            }
+            Op::Counter { incr, .. } => {
+                let layout = build_layout(&ty, forms);
+                self.d.add(
+                    StOp::Counter {
+                        layout,
+                        incr: *incr,
+                        delay: 0,
+                    },
+                    &[],
+                )
+            }
+            Op::Atom(op) => {
+                let x = self.lower(a[0], forms)?;
+                self.d.add(StOp::Atom(*op), &[x])
+            }
+            Op::ATuple | Op::STuple | Op::STupleAppend => {
+                let x = self.lower(a[0], forms)?;
+                let y = self.lower(a[1], forms)?;
+                let op = match node.op {
+                    Op::ATuple => StOp::ATuple,
+                    Op::STuple => StOp::STuple,
+                    _ => StOp::STupleAppend,
+                };
+                self.d.add(op, &[x, y])
+            }
+            Op::Map { n, body } | Op::Map2 { n, body } => self.map(&ty, forms, a, *body, *n),
+            Op::Reduce { n, body } => self.reduce(&ty, forms, a[0], *body, *n),
+            Op::Down { n, idx } => self.down(&ty, forms, a[0], *n, *idx),
+            Op::Up { n } => self.up(&ty, forms, a[0], *n),
+            Op::Shift { n, amount, init } => self.shift(&ty, forms, a[0], *n, *amount, init),
+            Op::Partition { no, ni } => self.partition(&ty, forms, a[0], *no, *ni),
+            Op::Unpartition { no, ni } => self.unpartition(&ty, forms, a[0], *no, *ni),
+            Op::STupleToSeq { n } => self.stuple_to_seq(&ty, forms, a[0], *n),
+            Op::SeqToSTuple { n } => self.seq_to_stuple(&ty, forms, a[0], *n),
+            other => Err(format!(
+                "Aetherling's scheduler has no lowering for `{}`",
+                other.name()
+            )),
+        }
+    }
+
+    /// Lowers a function body so that it returns `out_forms`; returns the body and the forms
+    /// its parameters were requested in (defaults for parameters it ignores).
+    pub(super) fn lower_body(
+        &mut self,
+        body: SeqId,
+        out_forms: &[LayerForm],
+        param_types: &[SeqType],
+    ) -> Result<(BodyId, Vec<Forms>), String> {
+        self.scopes.push(Scope {
+            memo: HashMap::new(),
+            args: vec![None; param_types.len()],
+        });
+        let root = self.lower(body, out_forms);
+        let scope = self.scopes.pop().expect("pushed above");
+        let root = root?;
+        let clocks = self.d.layout(root).clocks();
+        let mut params = Vec::new();
+        let mut forms = Vec::new();
+        for (k, t) in param_types.iter().enumerate() {
+            let f = match scope.args.get(k).cloned().flatten() {
+                Some((_, f)) => f,
+                None => self.default_forms(t, clocks),
+            };
+            params.push(build_layout(t, &f));
+            forms.push(f);
+        }
+        Ok((self.d.add_body(params, root)?, forms))
+    }
+
+    fn map(
+        &mut self,
+        ty: &SeqType,
+        forms: &[LayerForm],
+        inputs: &[SeqId],
+        body: SeqId,
+        n: u64,
+    ) -> Result<StId, String> {
+        let (r, rest) = forms.split_first().ok_or("map: missing layout")?;
+        let elem_types: Vec<SeqType> = inputs
+            .iter()
+            .map(|x| {
+                self.p
+                    .ty(*x)
+                    .as_seq()
+                    .map(|(_, e)| e.clone())
+                    .ok_or("map: not a sequence")
+            })
+            .collect::<Result<_, _>>()?;
+        debug_assert!(ty.as_seq().is_some());
+        let (b, param_forms) = self.lower_body(body, rest, &elem_types)?;
+        let mut producers = Vec::new();
+        let mut params = Vec::new();
+        for (k, x) in inputs.iter().enumerate() {
+            let mut f = vec![r.clone()];
+            f.extend(param_forms[k].iter().cloned());
+            producers.push(self.lower(*x, &f)?);
+            params.push(build_layout(&elem_types[k], &param_forms[k]));
+        }
+        nested_map(&mut self.d, &wraps(r, n), b, &params, &producers)
+    }
+
+    /// The input layer form of a `reduce`/`down_1d` over `n` elements whose length-1 output
+    /// layer has form `r`, and whether a reshape must drop an `sseq 1` afterwards
+    /// (reference §4.5.5).
+    pub(super) fn shrink_input(r: &LayerForm, n: u64) -> Result<(LayerForm, bool), String> {
+        let largest = |limit: u64| {
+            divisors(n)
+                .into_iter()
+                .filter(|d| *d <= limit)
+                .max()
+                .unwrap_or(1)
+        };
+        match r {
+            LayerForm::Space => Ok((LayerForm::Space, false)),
+            LayerForm::Time { i: d } if d + 1 >= n => Ok((LayerForm::Time { i: d + 1 - n }, false)),
+            LayerForm::Time { i: d } => {
+                let no = largest(d + 1);
+                Ok((
+                    LayerForm::TimeSpace {
+                        no,
+                        io: d + 1 - no,
+                        ni: n / no,
+                    },
+                    true,
+                ))
+            }
+            LayerForm::TimeSpace {
+                no: 1,
+                io: d,
+                ni: 1,
+            } => {
+                let no = if d + 1 >= n { n } else { largest(d + 1) };
+                Ok((
+                    LayerForm::TimeSpace {
+                        no,
+                        io: d + 1 - no,
+                        ni: n / no,
+                    },
+                    false,
+                ))
+            }
+            LayerForm::Nested(levels)
+                if levels.len() == 2 && levels[0].0 == 1 && levels[1].0 == 1 =>
+            {
+                let (d0, d1) = (levels[0].1, levels[1].1);
+                let no = divisors(n)
+                    .into_iter()
+                    .filter(|no| *no <= d0 + 1 && n / no <= d1 + 1)
+                    .max()
+                    .ok_or_else(|| format!("no split of {n} fits (tseq 1 {d0} (tseq 1 {d1} _))"))?;
+                let ni = n / no;
+                Ok((
+                    LayerForm::Nested(vec![(no, d0 + 1 - no), (ni, d1 + 1 - ni)]),
+                    false,
+                ))
+            }
+            other => Err(format!(
+                "no input layout for a length-1 output laid out as {other:?}"
+            )),
+        }
+    }
+
+    fn reduce(
+        &mut self,
+        ty: &SeqType,
+        forms: &[LayerForm],
+        x: SeqId,
+        body: SeqId,
+        n: u64,
+    ) -> Result<StId, String> {
+        let (r, rest) = forms.split_first().ok_or("reduce: missing layout")?;
+        let elem_ty = ty.as_seq().ok_or("reduce: not a sequence")?.1.clone();
+        let le = build_layout(&elem_ty, rest);
+        let (b, _) = self.lower_body(body, rest, &[elem_ty.zipped_pair()])?;
+        let (u, drop_sseq1) = Self::shrink_input(r, n)?;
+        let mut in_forms = vec![u.clone()];
+        in_forms.extend(rest.iter().cloned());
+        let xs = self.lower(x, &in_forms)?;
+        let out = match u {
+            LayerForm::Space => self.d.add(StOp::ReduceS { n, body: b }, &[xs])?,
+            LayerForm::Time { i } => self.d.add(StOp::ReduceT { n, i, body: b }, &[xs])?,
+            LayerForm::TimeSpace { no, io, ni } => {
+                let inner = self
+                    .d
+                    .body_with(vec![Layout::sseq(ni, le.clone())], |d, a| {
+                        d.add(StOp::ReduceS { n: ni, body: b }, a)
+                    })?;
+                let partial = self.d.add(
+                    StOp::MapT {
+                        n: no,
+                        i: io,
+                        body: inner,
+                    },
+                    &[xs],
+                )?;
+                let combine = self
+                    .d
+                    .body_with(vec![Layout::sseq(1, le.zipped_pair())], |d, a| {
+                        d.add(StOp::MapS { n: 1, body: b }, a)
+                    })?;
+                self.d.add(
+                    StOp::ReduceT {
+                        n: no,
+                        i: io,
+                        body: combine,
+                    },
+                    &[partial],
+                )?
+            }
+            LayerForm::Nested(ref levels) => {
+                let ((no, io), (ni, ii)) = (levels[0], levels[1]);
+                let inner = self
+                    .d
+                    .body_with(vec![Layout::tseq(ni, ii, le.clone())], |d, a| {
+                        d.add(
+                            StOp::ReduceT {
+                                n: ni,
+                                i: ii,
+                                body: b,
+                            },
+                            a,
+                        )
+                    })?;
+                let partial = self.d.add(
+                    StOp::MapT {
+                        n: no,
+                        i: io,
+                        body: inner,
+                    },
+                    &[xs],
+                )?;
+                let k = ni + ii - 1;
+                let combine =
+                    self.d
+                        .body_with(vec![Layout::tseq(1, k, le.zipped_pair())], |d, a| {
+                            d.add(
+                                StOp::MapT {
+                                    n: 1,
+                                    i: k,
+                                    body: b,
+                                },
+                                a,
+                            )
+                        })?;
+                self.d.add(
+                    StOp::ReduceT {
+                        n: no,
+                        i: io,
+                        body: combine,
+                    },
+                    &[partial],
+                )?
+            }
+            other => return Err(format!("reduce: unsupported input layout {other:?}")),
+        };
+        if drop_sseq1 {
+            return self.reshape(out, build_layout(ty, forms));
+        }
+        Ok(out)
+    }
+
+    fn down(
+        &mut self,
+        ty: &SeqType,
+        forms: &[LayerForm],
+        x: SeqId,
+        n: u64,
+        idx: u64,
+    ) -> Result<StId, String> {
+        let (r, rest) = forms.split_first().ok_or("down_1d: missing layout")?;
+        let le = build_layout(ty.as_seq().ok_or("down_1d: not a sequence")?.1, rest);
+        let (u, drop_sseq1) = Self::shrink_input(r, n)?;
+        let mut in_forms = vec![u.clone()];
+        in_forms.extend(rest.iter().cloned());
+        let xs = self.lower(x, &in_forms)?;
+        let out = match u {
+            LayerForm::Space => self.d.add(StOp::DownS { n, idx, elem: le }, &[xs])?,
+            LayerForm::Time { i } => self.d.add(
+                StOp::DownT {
+                    n,
+                    i,
+                    idx,
+                    elem: le,
+                },
+                &[xs],
+            )?,
+            LayerForm::TimeSpace { no, io, ni } => {
+                let outer = StOp::DownT {
+                    n: no,
+                    i: io,
+                    idx: idx / ni,
+                    elem: Layout::sseq(ni, le.clone()),
+                };
+                let picked = self.d.add(outer, &[xs])?;
+                let inner = self
+                    .d
+                    .body_with(vec![Layout::sseq(ni, le.clone())], |d, a| {
+                        d.add(
+                            StOp::DownS {
+                                n: ni,
+                                idx: idx % ni,
+                                elem: le.clone(),
+                            },
+                            a,
+                        )
+                    })?;
+                self.d.add(
+                    StOp::MapT {
+                        n: 1,
+                        i: no + io - 1,
+                        body: inner,
+                    },
+                    &[picked],
+                )?
+            }
+            LayerForm::Nested(ref levels) => {
+                let ((no, io), (ni, ii)) = (levels[0], levels[1]);
+                let outer = StOp::DownT {
+                    n: no,
+                    i: io,
+                    idx: idx / ni,
+                    elem: Layout::tseq(ni, ii, le.clone()),
+                };
+                let picked = self.d.add(outer, &[xs])?;
+                let inner = self
+                    .d
+                    .body_with(vec![Layout::tseq(ni, ii, le.clone())], |d, a| {
+                        d.add(
+                            StOp::DownT {
+                                n: ni,
+                                i: ii,
+                                idx: idx % ni,
+                                elem: le.clone(),
+                            },
+                            a,
+                        )
+                    })?;
+                self.d.add(
+                    StOp::MapT {
+                        n: 1,
+                        i: no + io - 1,
+                        body: inner,
+                    },
+                    &[picked],
+                )?
+            }
+            other => return Err(format!("down_1d: unsupported input layout {other:?}")),
+        };
+        if drop_sseq1 {
+            return self.reshape(out, build_layout(ty, forms));
+        }
+        Ok(out)
+    }
+
+    fn up(&mut self, ty: &SeqType, forms: &[LayerForm], x: SeqId, n: u64) -> Result<StId, String> {
+        let (r, rest) = forms.split_first().ok_or("up_1d: missing layout")?;
+        let le = build_layout(ty.as_seq().ok_or("up_1d: not a sequence")?.1, rest);
+        let with = |f: LayerForm| -> Forms {
+            let mut v = vec![f];
+            v.extend(rest.iter().cloned());
+            v
+        };
+        match *r {
+            LayerForm::Space => {
+                let xs = self.lower(x, &with(LayerForm::Space))?;
+                self.d.add(StOp::UpS { n, elem: le }, &[xs])
+            }
+            LayerForm::Time { i } => {
+                let xs = self.lower(x, &with(LayerForm::Time { i: n + i - 1 }))?;
+                self.d.add(StOp::UpT { n, i, elem: le }, &[xs])
+            }
+            LayerForm::TimeSpace { no, io, ni } => {
+                let xs = self.lower(
+                    x,
+                    &with(LayerForm::TimeSpace {
+                        no: 1,
+                        io: no + io - 1,
+                        ni: 1,
+                    }),
+                )?;
+                let rep = self.d.add(
+                    StOp::UpT {
+                        n: no,
+                        i: io,
+                        elem: Layout::sseq(1, le.clone()),
+                    },
+                    &[xs],
+                )?;
+                let inner = self
+                    .d
+                    .body_with(vec![Layout::sseq(1, le.clone())], |d, a| {
+                        d.add(
+                            StOp::UpS {
+                                n: ni,
+                                elem: le.clone(),
+                            },
+                            a,
+                        )
+                    })?;
+                self.d.add(
+                    StOp::MapT {
+                        n: no,
+                        i: io,
+                        body: inner,
+                    },
+                    &[rep],
+                )
+            }
+            _ => Err("up_1d has no lowering under nested time layouts in Aetherling".into()),
+        }
+    }
+
+    fn shift(
+        &mut self,
+        ty: &SeqType,
+        forms: &[LayerForm],
+        x: SeqId,
+        n: u64,
+        amount: u64,
+        init: &Option<Value>,
+    ) -> Result<StId, String> {
+        let (r, rest) = forms.split_first().ok_or("shift: missing layout")?;
+        let le = build_layout(ty.as_seq().ok_or("shift: not a sequence")?.1, rest);
+        let xs = self.lower(x, forms)?;
+        let init = init.clone();
+        let op = match r.clone() {
+            LayerForm::Space => StOp::ShiftS {
+                n,
+                amount,
+                elem: le,
+                init,
+            },
+            LayerForm::Time { i } => StOp::ShiftT {
+                n,
+                i,
+                amount,
+                elem: le,
+                init,
+            },
+            LayerForm::TimeSpace { no, io, ni: 1 } => {
+                let elem = Layout::sseq(1, le);
+                let init = init.map(|v| Value::List(vec![v]));
+                StOp::ShiftT {
+                    n: no,
+                    i: io,
+                    amount,
+                    elem,
+                    init,
+                }
+            }
+            LayerForm::TimeSpace { no, io, ni } => StOp::ShiftTS {
+                no,
+                io,
+                ni,
+                amount,
+                elem: le,
+                init,
+            },
+            LayerForm::Nested(levels) => StOp::ShiftTN {
+                no: levels[0].0,
+                io: levels[0].1,
+                nis: levels[1..].iter().map(|l| l.0).collect(),
+                iis: levels[1..].iter().map(|l| l.1).collect(),
+                amount,
+                elem: le,
+                init,
+            },
+            LayerForm::Mixed { .. } => return Err("shift: no lowering for mixed layouts".into()),
+        };
+        self.d.add(op, &[xs])
+    }
+}

@@ -1,0 +1,66 @@
+//! The Aetherling baseline scheduler: every example at every slowdown of the paper's lists
+//! gives a design that type-checks, meets the slowdown exactly, and computes what the
+//! program computes in the cycle simulator.
+
+use std::path::Path;
+use tessera::schedule::aetherling;
+use tessera::seq::load_program;
+use tessera::st::verify::{random_frames, verify};
+
+fn check(file: &str, slowdowns: &[u64]) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let p = load_program(&path).unwrap_or_else(|e| panic!("{e}"));
+    for &s in slowdowns {
+        let got =
+            aetherling::schedule(&p, s).unwrap_or_else(|e| panic!("{file} at slowdown {s}: {e}"));
+        assert_eq!(got.design.clocks(), s, "{file} at {s}: wrong slowdown");
+        let frames = random_frames(&p, 7 + s, 2);
+        let v = verify(&got.design, &p, &frames).unwrap_or_else(|e| panic!("{file} at {s}: {e}"));
+        assert!(
+            v.passed(),
+            "{file} at slowdown {s}: the design differs from the interpreter: {:?}\n{}",
+            v.mismatches.first(),
+            got.design.to_text()
+        );
+    }
+}
+
+#[test]
+fn seed_examples() {
+    for file in [
+        "examples/seed/map4abs.seq",
+        "examples/seed/map4abs_twice.seq",
+        "examples/seed/select4.seq",
+    ] {
+        check(file, &[1, 2, 4]);
+    }
+    check("examples/seed/select_map.seq", &[1, 2, 4]);
+    check("examples/seed/diamond.seq", &[1, 2, 4]);
+}
+
+#[test]
+fn map_app() {
+    check("examples/map.seq", &[1, 5, 10, 20, 25, 40, 50, 100, 200]);
+}
+
+#[test]
+fn conv2d_app() {
+    check("examples/conv2d.seq", &[1, 2, 4, 8, 16, 48, 144]);
+}
+
+#[test]
+fn conv2d_b2b_apps() {
+    let paper = [1, 2, 4, 8, 16, 48, 144];
+    check("examples/conv2d_b2b.seq", &paper);
+    check("examples/conv2d_b2b_3x3_repeat.seq", &paper);
+}
+
+#[test]
+fn sharpen_app() {
+    check("examples/sharpen.seq", &[1, 2, 4, 8, 16, 48, 144]);
+}
+
+#[test]
+fn stencil_underutil() {
+    check("examples/seed/stencil_underutil.seq", &[1, 2, 3, 6, 12]);
+}
