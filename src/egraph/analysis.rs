@@ -148,11 +148,7 @@ impl SeqAnalysis {
 pub type SeqEGraph = EGraph<SeqLang, SeqAnalysis>;
 
 /// The sort of `node`, given the sorts of its children (`child`) and the input types.
-pub fn node_sort<'a>(
-    node: &SeqLang,
-    child: impl Fn(Id) -> &'a Sort,
-    inputs: &[SeqType],
-) -> Sort {
+pub fn node_sort<'a>(node: &SeqLang, child: impl Fn(Id) -> &'a Sort, inputs: &[SeqType]) -> Sort {
     match try_sort(node, &child, inputs) {
         Ok(s) => s,
         Err(m) => Sort::Invalid(m),
@@ -237,7 +233,9 @@ fn check_body(what: &str, body: &Sort, params: &[&SeqType]) -> Result<SeqType, S
 fn seq_elem<'t>(what: &str, t: &'t SeqType, n: u64) -> Result<&'t SeqType, String> {
     match t {
         SeqType::Seq(m, e) if *m == n => Ok(e),
-        _ => Err(format!("{what}: expected input of type (seq {n} _), found {t}")),
+        _ => Err(format!(
+            "{what}: expected input of type (seq {n} _), found {t}"
+        )),
     }
 }
 
@@ -264,10 +262,9 @@ fn try_sort<'a>(
         SeqLang::Num(n) => Ok(Sort::Num(*n)),
         SeqLang::Scalar(s) => Ok(Sort::Type(SeqType::Scalar(s.0))),
         SeqLang::TSeq([n, t]) => Ok(Sort::Type(SeqType::seq(num(child, *n)?, ty(child, *t)?))),
-        SeqLang::TSTuple([n, t]) => Ok(Sort::Type(SeqType::stuple(
-            num(child, *n)?,
-            ty(child, *t)?,
-        ))),
+        SeqLang::TSTuple([n, t]) => {
+            Ok(Sort::Type(SeqType::stuple(num(child, *n)?, ty(child, *t)?)))
+        }
         SeqLang::TATuple([a, b]) => {
             let (a, b) = (ty(child, *a)?, ty(child, *b)?);
             if !a.is_atom() || !b.is_atom() {
@@ -408,9 +405,7 @@ fn try_sort<'a>(
             for f in fs.iter() {
                 let (t, a, input) = val(child, *f)?;
                 if input || a.keys().any(|i| *i > 0) {
-                    return Err(
-                        "list_to_seq: each function must be closed, of one argument".into(),
-                    );
+                    return Err("list_to_seq: each function must be closed, of one argument".into());
                 }
                 if let Some(t0) = a.get(&0) {
                     if arg.as_ref().is_some_and(|x| x != t0) {

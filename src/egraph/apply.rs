@@ -79,7 +79,11 @@ pub fn instantiate(
                     s.insert(*v, *id);
                 }
             }
-            Ok(Instance { name, rhs, subst: s })
+            Ok(Instance {
+                name,
+                rhs,
+                subst: s,
+            })
         })
         .collect()
 }
@@ -255,7 +259,12 @@ impl Elab<'_> {
                 let xt = self.value_ty(new_kids[2])?;
                 let e = match xt.as_seq() {
                     Some((_, e)) => e.clone(),
-                    None => return Err(format!("{}: expected a sequence input, found {xt}", node.op_name())),
+                    None => {
+                        return Err(format!(
+                            "{}: expected a sequence input, found {xt}",
+                            node.op_name()
+                        ))
+                    }
                 };
                 let param = if matches!(node, SeqLang::Reduce(_)) {
                     e.zipped_pair()
@@ -280,8 +289,14 @@ impl Elab<'_> {
             }
         }
         let mut it = new_kids.into_iter();
-        let new = node.clone().map_children(|_| it.next().expect("same arity"));
-        let sort = node_sort(&new, |c| &self.sorts[usize::from(c)], &self.eg.analysis.inputs);
+        let new = node
+            .clone()
+            .map_children(|_| it.next().expect("same arity"));
+        let sort = node_sort(
+            &new,
+            |c| &self.sorts[usize::from(c)],
+            &self.eg.analysis.inputs,
+        );
         if let Sort::Invalid(m) = &sort {
             return Err(m.clone());
         }
@@ -363,7 +378,8 @@ fn mark_products(egraph: &mut SeqEGraph, rule: &Rule, inst: &Instance, bit: u32)
         let id = match n {
             ENodeOrVar::Var(v) => inst.subst.get(*v).map(|i| egraph.find(*i)),
             ENodeOrVar::ENode(e) => {
-                let kids: Option<Vec<Id>> = e.children().iter().map(|c| ids[usize::from(*c)]).collect();
+                let kids: Option<Vec<Id>> =
+                    e.children().iter().map(|c| ids[usize::from(*c)]).collect();
                 kids.and_then(|k| {
                     let mut it = k.into_iter();
                     egraph.lookup(e.clone().map_children(|_| it.next().expect("arity")))

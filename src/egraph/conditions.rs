@@ -28,53 +28,71 @@ pub enum Bound {
 /// Variable bindings of one rule instance, in binding order.
 pub type Bindings = IndexMap<Var, Bound>;
 
-/// Which factor pairs `n = no * ni` the `factor` generator yields (the bound on nesting).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FactorPolicy {
-    /// Every pair with `no, ni >= 2` (used by the soundness test on small numbers).
-    All,
-    /// Only pairs whose inner factor `ni` is in the set (and `no, ni >= 2`).
-    Inner(BTreeSet<u64>),
+/// Which factor pairs `n = no * ni` the `factor` generator yields: the bound on nesting.
+///
+/// A pair is allowed when `no, ni >= 2`, `ni` is an allowed inner factor, and `n` is one of
+/// the sequence lengths the nesting may split (the lengths of the program's own sequence
+/// layers: a split's outer length `no` is then not split again by another rule's products).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct FactorPolicy {
+    /// Allowed inner factors `ni`; `None` allows every divisor.
+    pub inner: Option<BTreeSet<u64>>,
+    /// Lengths that may be split; `None` allows every length.
+    pub lengths: Option<BTreeSet<u64>>,
 }
 
 impl FactorPolicy {
+    /// Every pair of every length (the soundness test uses it on small numbers).
+    pub fn all() -> FactorPolicy {
+        FactorPolicy::default()
+    }
+
+    /// Inner factors from `inner`, any length.
+    pub fn inner(inner: impl IntoIterator<Item = u64>) -> FactorPolicy {
+        FactorPolicy {
+            inner: Some(inner.into_iter().collect()),
+            lengths: None,
+        }
+    }
+
     /// The default for saturating a program: inner factors 2, 3 and 4.
     pub fn default_inner() -> FactorPolicy {
-        FactorPolicy::Inner(BTreeSet::from([2, 3, 4]))
+        FactorPolicy::inner([2, 3, 4])
+    }
+
+    /// The same policy, splitting only the given lengths.
+    pub fn with_lengths(mut self, lengths: impl IntoIterator<Item = u64>) -> FactorPolicy {
+        self.lengths = Some(lengths.into_iter().collect());
+        self
     }
 
     /// The allowed pairs `(no, ni)` for `n`, by increasing `ni`.
     pub fn pairs(&self, n: u64) -> Vec<(u64, u64)> {
-        let ok = |ni: u64| match self {
-            FactorPolicy::All => true,
-            FactorPolicy::Inner(set) => set.contains(&ni),
-        };
-        let mut out = Vec::new();
-        let mut ni = 2;
-        while ni * 2 <= n {
-            if n % ni == 0 && ok(ni) {
-                out.push((n / ni, ni));
-            }
-            ni += 1;
-            if let FactorPolicy::Inner(set) = self {
-                if set.range(ni..).next().is_none() {
-                    break;
-                }
-            }
+        if self.lengths.as_ref().is_some_and(|l| !l.contains(&n)) {
+            return Vec::new();
         }
-        out
+        let candidates: Vec<u64> = match &self.inner {
+            Some(set) => set.iter().copied().filter(|ni| *ni >= 2).collect(),
+            None => (2..=n / 2).collect(),
+        };
+        candidates
+            .into_iter()
+            .filter(|ni| *ni <= n / 2 && n.is_multiple_of(*ni))
+            .map(|ni| (n / ni, ni))
+            .collect()
     }
 
-    /// Prints the policy: `all` or `2,3,4`.
+    /// Prints the policy: `inner 2,3,4; lengths 8,16`.
     pub fn describe(&self) -> String {
-        match self {
-            FactorPolicy::All => "all".into(),
-            FactorPolicy::Inner(s) => s
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-        }
+        let list = |s: &Option<BTreeSet<u64>>| match s {
+            None => "any".to_string(),
+            Some(s) => s.iter().map(u64::to_string).collect::<Vec<_>>().join(","),
+        };
+        format!(
+            "inner {}; lengths {}",
+            list(&self.inner),
+            list(&self.lengths)
+        )
     }
 }
 
@@ -268,7 +286,9 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
                     None => return vec![],
                 },
                 _ => match (list_items(ctx, x), list_items(ctx, y)) {
-                    (Some(fs), Some(gs)) if fs.len() == gs.len() => fs.into_iter().zip(gs).collect(),
+                    (Some(fs), Some(gs)) if fs.len() == gs.len() => {
+                        fs.into_iter().zip(gs).collect()
+                    }
                     _ => return vec![],
                 },
             };
@@ -281,7 +301,9 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
                 };
                 items.push(super::extract::splice(&mut list, &h));
             }
-            list.add(ENodeOrVar::ENode(SeqLang::ListToSeq(items.into_boxed_slice())));
+            list.add(ENodeOrVar::ENode(SeqLang::ListToSeq(
+                items.into_boxed_slice(),
+            )));
             vec![bind_with_holes(b, holes, args[2], list)]
         }
         "peel" => {
@@ -346,13 +368,7 @@ fn class_frag(id: Id, holes: &mut IndexMap<Var, Id>) -> Pat {
 }
 
 /// `f` (a closed body) with `(arg index)` replaced by `g`.
-fn compose(
-    ctx: &Ctx<'_>,
-    f: Id,
-    index: u8,
-    g: &Pat,
-    holes: &mut IndexMap<Var, Id>,
-) -> Option<Pat> {
+fn compose(ctx: &Ctx<'_>, f: Id, index: u8, g: &Pat, holes: &mut IndexMap<Var, Id>) -> Option<Pat> {
     if !ctx.egraph[f].data.sort.is_body(2) {
         return None;
     }
@@ -509,11 +525,17 @@ mod tests {
 
     #[test]
     fn factor_pairs_follow_the_policy() {
-        assert_eq!(FactorPolicy::All.pairs(12), vec![(6, 2), (4, 3), (3, 4), (2, 6)]);
-        let p = FactorPolicy::Inner(BTreeSet::from([2, 4]));
+        assert_eq!(
+            FactorPolicy::all().pairs(12),
+            vec![(6, 2), (4, 3), (3, 4), (2, 6)]
+        );
+        let p = FactorPolicy::inner([2, 4]);
         assert_eq!(p.pairs(12), vec![(6, 2), (3, 4)]);
         assert_eq!(p.pairs(2), vec![]);
         assert_eq!(p.pairs(2_073_600), vec![(1_036_800, 2), (518_400, 4)]);
+        let q = p.with_lengths([12]);
+        assert_eq!(q.pairs(12), vec![(6, 2), (3, 4)]);
+        assert_eq!(q.pairs(6), vec![]);
     }
 
     #[test]
@@ -522,6 +544,8 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), GENERATORS.len());
-        assert!(GENERATORS.iter().all(|g| g.doc.starts_with(&format!("({}", g.name))));
+        assert!(GENERATORS
+            .iter()
+            .all(|g| g.doc.starts_with(&format!("({}", g.name))));
     }
 }

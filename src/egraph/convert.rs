@@ -297,7 +297,8 @@ fn convert_node(
         Conv::Node(n) => Ok(*n),
         other => Err(format!("expected a value, found {other:?}")),
     };
-    let apply = |p: &mut Program, op: Op, args: &[NodeId]| build::apply(p, op, args).map(Conv::Node);
+    let apply =
+        |p: &mut Program, op: Op, args: &[NodeId]| build::apply(p, op, args).map(Conv::Node);
     match node {
         SeqLang::Num(n) => Ok(Conv::Num(*n)),
         SeqLang::Scalar(s) => Ok(Conv::Type(SeqType::Scalar(s.0))),

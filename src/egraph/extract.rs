@@ -110,7 +110,11 @@ fn build(
             }
         }
     }
-    let data: Vec<Id> = node.data_children().iter().map(|d| egraph.find(*d)).collect();
+    let data: Vec<Id> = node
+        .data_children()
+        .iter()
+        .map(|d| egraph.find(*d))
+        .collect();
     let new = node.map_children(|c| {
         let c = egraph.find(c);
         if data.contains(&c) {
@@ -132,7 +136,9 @@ pub fn splice(pat: &mut Pat, frag: &Pat) -> Id {
     for n in frag.as_ref() {
         let new = match n {
             ENodeOrVar::Var(v) => ENodeOrVar::Var(*v),
-            ENodeOrVar::ENode(e) => ENodeOrVar::ENode(e.clone().map_children(|c| map[usize::from(c)])),
+            ENodeOrVar::ENode(e) => {
+                ENodeOrVar::ENode(e.clone().map_children(|c| map[usize::from(c)]))
+            }
         };
         map.push(pat.add(new));
     }

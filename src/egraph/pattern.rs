@@ -31,7 +31,9 @@ pub fn infer_var() -> Var {
 }
 
 fn numbered_infer_var(k: usize) -> Var {
-    format!("{INFER_PREFIX}{k}").parse().expect("a valid variable name")
+    format!("{INFER_PREFIX}{k}")
+        .parse()
+        .expect("a valid variable name")
 }
 
 /// What a pattern variable stands for, from the position it occupies.
@@ -80,7 +82,10 @@ pub fn child_roles(node: &SeqLang) -> Vec<Role> {
         SeqLang::HMap(_) => vec![Num, FnList, Data],
         SeqLang::ListToSeq(fs) => vec![Body(1); fs.len()],
         SeqLang::Up(_) | SeqLang::STupleToSeq(_) | SeqLang::SeqToSTuple(_) => vec![Num, Data],
-        SeqLang::Down(_) | SeqLang::Partition(_) | SeqLang::Unpartition(_) | SeqLang::Transpose(_) => {
+        SeqLang::Down(_)
+        | SeqLang::Partition(_)
+        | SeqLang::Unpartition(_)
+        | SeqLang::Transpose(_) => {
             vec![Num, Num, Data]
         }
         SeqLang::Shift(_) => vec![Num, Num, Lit, Data],

@@ -88,7 +88,10 @@ impl Derivation {
 
     /// The rule instances used, in order.
     pub fn rules(&self) -> Vec<&str> {
-        self.steps.iter().filter_map(|s| s.rule.as_deref()).collect()
+        self.steps
+            .iter()
+            .filter_map(|s| s.rule.as_deref())
+            .collect()
     }
 }
 
@@ -145,20 +148,50 @@ pub fn check_comparable(a: &Program, b: &Program) -> Result<(), String> {
 }
 
 /// The factor policy a proof uses unless told otherwise: every number at least 2 that
-/// appears in either program (its parameters and types) may be an inner factor.
-pub fn program_factors(exprs: &[&RecExpr<SeqLang>]) -> FactorPolicy {
-    let set: BTreeSet<u64> = exprs
-        .iter()
-        .flat_map(|e| e.as_ref().iter())
-        .filter_map(|n| match n {
-            SeqLang::Num(k) if *k >= 2 => Some(*k),
-            _ => None,
-        })
-        .collect();
-    FactorPolicy::Inner(set)
+/// appears in either program (its parameters and types) may be an inner factor, and only
+/// the programs' own sequence lengths are split.
+pub fn program_factors(programs: &[&Program]) -> FactorPolicy {
+    let mut nums: BTreeSet<u64> = BTreeSet::new();
+    for p in programs {
+        for n in program_to_expr(p, None).as_ref() {
+            if let SeqLang::Num(k) = n {
+                if *k >= 2 {
+                    nums.insert(*k);
+                }
+            }
+        }
+    }
+    FactorPolicy::inner(nums).with_lengths(sequence_lengths(programs))
 }
 
-/// Tries to prove `a = b`. `factors: None` uses [`program_factors`]. With `explain`, a
+/// The lengths of every sequence layer in the types of the programs' nodes.
+pub fn sequence_lengths(programs: &[&Program]) -> BTreeSet<u64> {
+    fn layers(t: &crate::seq::types::SeqType, out: &mut BTreeSet<u64>) {
+        use crate::seq::types::SeqType;
+        match t {
+            SeqType::Seq(n, e) => {
+                out.insert(*n);
+                layers(e, out);
+            }
+            SeqType::STuple(_, e) => layers(e, out),
+            SeqType::ATuple(a, b) => {
+                layers(a, out);
+                layers(b, out);
+            }
+            SeqType::Scalar(_) => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    for p in programs {
+        for id in p.reachable() {
+            layers(p.ty(id), &mut out);
+        }
+    }
+    out
+}
+
+/// Tries to prove `a = b` with the configuration's factor policy (see [`program_factors`]
+/// for the usual choice). With `explain`, a
 /// proven equality comes with its derivation. Errors are user errors (incomparable
 /// programs).
 pub fn prove(
@@ -195,7 +228,10 @@ pub fn flat_expr(t: &FlatTerm<SeqLang>) -> RecExpr<SeqLang> {
     fn go(t: &FlatTerm<SeqLang>, b: &mut ExprBuilder) -> Id {
         let kids: Vec<Id> = t.children.iter().map(|c| go(c, b)).collect();
         let mut it = kids.into_iter();
-        let node = t.node.clone().map_children(|_| it.next().expect("same arity"));
+        let node = t
+            .node
+            .clone()
+            .map_children(|_| it.next().expect("same arity"));
         b.add(node)
     }
     let mut b = ExprBuilder::default();
@@ -230,7 +266,11 @@ fn derivation(flat: &[FlatTerm<SeqLang>], rules: &RuleSet) -> Derivation {
     for (i, t) in flat.iter().enumerate() {
         let term = flat_expr(t);
         let mut path = Vec::new();
-        let found = if i == 0 { None } else { find_rewrite(t, &mut path) };
+        let found = if i == 0 {
+            None
+        } else {
+            find_rewrite(t, &mut path)
+        };
         let step = match found {
             None => Step {
                 rule: None,

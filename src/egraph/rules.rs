@@ -23,8 +23,8 @@
 //! Loading rejects unknown conditions, unbound variables and malformed patterns with the
 //! file, the position, the rule's name and the reason.
 
-use super::apply::{Notes, RuleApplier};
 use super::analysis::SeqAnalysis;
+use super::apply::{Notes, RuleApplier};
 use super::conditions::{lookup, FactorPolicy, Mode};
 use super::lang::SeqLang;
 use super::pattern::{is_infer, parse_pattern, pattern_vars, show_pattern, var_roles, Pat, Role};
@@ -36,12 +36,30 @@ use std::sync::Arc;
 
 /// The built-in rule files, compiled in from `rules/`.
 pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
-    ("rules/seq/nesting.rules", include_str!("../../rules/seq/nesting.rules")),
-    ("rules/seq/shift.rules", include_str!("../../rules/seq/shift.rules")),
-    ("rules/seq/partition.rules", include_str!("../../rules/seq/partition.rules")),
-    ("rules/seq/iso.rules", include_str!("../../rules/seq/iso.rules")),
-    ("rules/seq/functor.rules", include_str!("../../rules/seq/functor.rules")),
-    ("rules/seq/hmap.rules", include_str!("../../rules/seq/hmap.rules")),
+    (
+        "rules/seq/nesting.rules",
+        include_str!("../../rules/seq/nesting.rules"),
+    ),
+    (
+        "rules/seq/shift.rules",
+        include_str!("../../rules/seq/shift.rules"),
+    ),
+    (
+        "rules/seq/partition.rules",
+        include_str!("../../rules/seq/partition.rules"),
+    ),
+    (
+        "rules/seq/iso.rules",
+        include_str!("../../rules/seq/iso.rules"),
+    ),
+    (
+        "rules/seq/functor.rules",
+        include_str!("../../rules/seq/functor.rules"),
+    ),
+    (
+        "rules/seq/hmap.rules",
+        include_str!("../../rules/seq/hmap.rules"),
+    ),
 ];
 
 /// A `where` clause: a condition or generator applied to variables.
@@ -88,6 +106,9 @@ pub struct Rule {
     pub split_group: Option<String>,
     /// For split rules: the bit that marks the group's products.
     pub split_bit: Option<u32>,
+    /// The rule set it belongs to (`core` unless the file says `(set NAME)`); saturation
+    /// uses only the sets it is asked for (see [`super::saturate::SatConfig::sets`]).
+    pub set: String,
     /// The file the rule came from.
     pub file: String,
 }
@@ -142,11 +163,15 @@ impl RuleSet {
     pub fn load_dir(dir: &Path) -> Result<RuleSet, Diagnostic> {
         let shown = dir.display().to_string();
         let mut paths = Vec::new();
-        collect(dir, &mut paths)
-            .map_err(|e| Diagnostic::file(&shown, format!("cannot read the rule directory: {e}")))?;
+        collect(dir, &mut paths).map_err(|e| {
+            Diagnostic::file(&shown, format!("cannot read the rule directory: {e}"))
+        })?;
         paths.sort();
         if paths.is_empty() {
-            return Err(Diagnostic::file(&shown, "no *.rules file in this directory"));
+            return Err(Diagnostic::file(
+                &shown,
+                "no *.rules file in this directory",
+            ));
         }
         let mut files = Vec::new();
         for p in paths {
@@ -169,7 +194,10 @@ impl RuleSet {
                     return Err(Diagnostic::at(
                         file,
                         form.pos,
-                        format!("rule `{}` is defined twice (also in {})", rule.name, prev.file),
+                        format!(
+                            "rule `{}` is defined twice (also in {})",
+                            rule.name, prev.file
+                        ),
                     ));
                 }
                 if let Some(g) = &rule.split_group {
@@ -205,14 +233,56 @@ impl RuleSet {
         self.get(base).and_then(|r| r.seed.as_deref())
     }
 
-    /// The egg rewrites of these rules.
+    /// The rules as readable text: name, set, split group, file, doc, sides, conditions;
+    /// then the known conditions and generators.
+    pub fn listing(&self) -> String {
+        let mut s = format!("{} rules ({})\n", self.rules.len(), self.origin);
+        for r in &self.rules {
+            let split = r
+                .split_group
+                .as_ref()
+                .map(|g| format!(", split group {g}"))
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "\n{}  [set {}{split}]  {}\n",
+                r.name, r.set, r.file
+            ));
+            if !r.doc.is_empty() {
+                s.push_str(&format!("  {}\n", r.doc));
+            }
+            s.push_str(&format!("  {}\n  => {}\n", r.lhs_text(), r.rhs_text()));
+            if !r.clauses.is_empty() {
+                s.push_str(&format!("  where {}\n", r.where_text()));
+            }
+        }
+        s.push_str("\nconditions and generators:\n");
+        for g in super::conditions::GENERATORS {
+            s.push_str(&format!("  {}\n", g.doc));
+        }
+        s
+    }
+
+    /// The names of the rule sets present, in order of first appearance.
+    pub fn set_names(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in &self.rules {
+            if !out.contains(&r.set) {
+                out.push(r.set.clone());
+            }
+        }
+        out
+    }
+
+    /// The egg rewrites of the rules in the given sets.
     pub fn rewrites(
         &self,
+        sets: &[String],
         factors: &Arc<FactorPolicy>,
         notes: &Notes,
     ) -> Vec<Rewrite<SeqLang, SeqAnalysis>> {
         self.rules
             .iter()
+            .filter(|r| sets.contains(&r.set))
             .map(|r| {
                 let applier = RuleApplier {
                     rule: r.clone(),
@@ -252,7 +322,12 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
     let items = form
         .list()
         .filter(|_| form.head() == Some("rule"))
-        .ok_or_else(|| at(form.pos, format!("expected `(rule NAME ...)`, found `{}`", form.excerpt(40))))?;
+        .ok_or_else(|| {
+            at(
+                form.pos,
+                format!("expected `(rule NAME ...)`, found `{}`", form.excerpt(40)),
+            )
+        })?;
     let name = items
         .get(1)
         .and_then(Sexp::atom)
@@ -261,20 +336,36 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
                 && n.chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         })
-        .ok_or_else(|| at(form.pos, "a rule needs a name of lower-case letters, digits and `-`: `(rule NAME ...)`".into()))?
+        .ok_or_else(|| {
+            at(
+                form.pos,
+                "a rule needs a name of lower-case letters, digits and `-`: `(rule NAME ...)`"
+                    .into(),
+            )
+        })?
         .to_string();
     let rerr = |pos, m: String| at(pos, format!("rule `{name}`: {m}"));
     let (mut doc, mut seed, mut lhs, mut rhs, mut clauses_sx, mut show_sx, mut split) =
         (String::new(), None, None, None, None, None, None);
+    let mut set = "core".to_string();
     for part in &items[2..] {
         let Some(key) = part.head() else {
-            return Err(rerr(part.pos, format!("expected a section such as `(lhs ...)`, found `{}`", part.excerpt(40))));
+            return Err(rerr(
+                part.pos,
+                format!(
+                    "expected a section such as `(lhs ...)`, found `{}`",
+                    part.excerpt(40)
+                ),
+            ));
         };
         let body = &part.list().expect("has a head")[1..];
         let one = || -> Result<&Sexp, Diagnostic> {
             match body {
                 [x] => Ok(x),
-                _ => Err(rerr(part.pos, format!("`({key} ...)` takes exactly one pattern"))),
+                _ => Err(rerr(
+                    part.pos,
+                    format!("`({key} ...)` takes exactly one pattern"),
+                )),
             }
         };
         match key {
@@ -284,6 +375,12 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
             "rhs" => rhs = Some(one()?),
             "where" => clauses_sx = Some(body),
             "show" => show_sx = Some(body),
+            "set" => {
+                set = match body {
+                    [g] if g.atom().is_some() => g.to_string(),
+                    _ => return Err(rerr(part.pos, "expected `(set NAME)`".into())),
+                }
+            }
             "split" => {
                 split = match body {
                     [] => Some(name.clone()),
@@ -291,15 +388,20 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
                     _ => return Err(rerr(part.pos, "expected `(split)` or `(split GROUP)`".into())),
                 }
             }
-            _ => return Err(rerr(part.pos, format!("unknown section `({key} ...)`: expected doc, seed, lhs, rhs, where, show or split"))),
+            _ => return Err(rerr(part.pos, format!("unknown section `({key} ...)`: expected doc, seed, lhs, rhs, where, show, split or set"))),
         }
     }
     let lhs_sx = lhs.ok_or_else(|| rerr(form.pos, "missing `(lhs PATTERN)`".into()))?;
     let rhs_sx = rhs.ok_or_else(|| rerr(form.pos, "missing `(rhs PATTERN)`".into()))?;
-    let lhs = parse_pattern(file, lhs_sx).map_err(|d| rerr(d.pos.unwrap_or(lhs_sx.pos), d.message))?;
-    let rhs = parse_pattern(file, rhs_sx).map_err(|d| rerr(d.pos.unwrap_or(rhs_sx.pos), d.message))?;
+    let lhs =
+        parse_pattern(file, lhs_sx).map_err(|d| rerr(d.pos.unwrap_or(lhs_sx.pos), d.message))?;
+    let rhs =
+        parse_pattern(file, rhs_sx).map_err(|d| rerr(d.pos.unwrap_or(rhs_sx.pos), d.message))?;
     if !matches!(lhs.as_ref().last(), Some(ENodeOrVar::ENode(n)) if !egg::Language::is_leaf(n)) {
-        return Err(rerr(lhs_sx.pos, "the left side must be an operator form, not a bare variable or leaf".into()));
+        return Err(rerr(
+            lhs_sx.pos,
+            "the left side must be an operator form, not a bare variable or leaf".into(),
+        ));
     }
     let roles = var_roles(&lhs, Role::Data).map_err(|m| rerr(lhs_sx.pos, m))?;
     var_roles(&rhs, Role::Data).map_err(|m| rerr(rhs_sx.pos, m))?;
@@ -307,14 +409,36 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
     let mut bound: Vec<Var> = lhs_vars.clone();
     let mut clauses = Vec::new();
     for c in clauses_sx.unwrap_or(&[]) {
-        let cname = c.head().ok_or_else(|| rerr(c.pos, format!("expected a condition `(NAME ?x ...)`, found `{}`", c.excerpt(40))))?;
+        let cname = c.head().ok_or_else(|| {
+            rerr(
+                c.pos,
+                format!(
+                    "expected a condition `(NAME ?x ...)`, found `{}`",
+                    c.excerpt(40)
+                ),
+            )
+        })?;
         let spec = lookup(cname).ok_or_else(|| {
-            let known: Vec<&str> = super::conditions::GENERATORS.iter().map(|g| g.name).collect();
-            rerr(c.pos, format!("unknown condition `{cname}` (known: {})", known.join(", ")))
+            let known: Vec<&str> = super::conditions::GENERATORS
+                .iter()
+                .map(|g| g.name)
+                .collect();
+            rerr(
+                c.pos,
+                format!("unknown condition `{cname}` (known: {})", known.join(", ")),
+            )
         })?;
         let args_sx = &c.list().expect("has a head")[1..];
         if args_sx.len() != spec.modes.len() {
-            return Err(rerr(c.pos, format!("`{cname}` takes {} variables, found {} ({})", spec.modes.len(), args_sx.len(), spec.doc)));
+            return Err(rerr(
+                c.pos,
+                format!(
+                    "`{cname}` takes {} variables, found {} ({})",
+                    spec.modes.len(),
+                    args_sx.len(),
+                    spec.doc
+                ),
+            ));
         }
         let mut args = Vec::new();
         for (a, mode) in args_sx.iter().zip(spec.modes) {
@@ -322,7 +446,12 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
                 .atom()
                 .filter(|s| s.starts_with('?') && s.len() > 1)
                 .and_then(|s| s.parse().ok())
-                .ok_or_else(|| rerr(a.pos, format!("`{cname}` takes variables `?x`, found `{a}`")))?;
+                .ok_or_else(|| {
+                    rerr(
+                        a.pos,
+                        format!("`{cname}` takes variables `?x`, found `{a}`"),
+                    )
+                })?;
             match mode {
                 Mode::In if !bound.contains(&v) => {
                     return Err(rerr(a.pos, format!("unbound variable {v}: `{cname}` needs it bound by the left side or an earlier condition")))
@@ -337,25 +466,41 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
             }
             args.push(v);
         }
-        clauses.push(Clause { name: cname.to_string(), args });
+        clauses.push(Clause {
+            name: cname.to_string(),
+            args,
+        });
     }
     for v in pattern_vars(&rhs) {
         if !is_infer(v) && !bound.contains(&v) {
-            return Err(rerr(rhs_sx.pos, format!("unbound variable {v} in the right side")));
+            return Err(rerr(
+                rhs_sx.pos,
+                format!("unbound variable {v} in the right side"),
+            ));
         }
     }
     let mut show = Vec::new();
     for item in show_sx.unwrap_or(&[]) {
         match item.atom() {
             Some(a) if a.starts_with('?') => {
-                let v: Var = a.parse().map_err(|_| rerr(item.pos, format!("bad variable `{a}`")))?;
+                let v: Var = a
+                    .parse()
+                    .map_err(|_| rerr(item.pos, format!("bad variable `{a}`")))?;
                 if !bound.contains(&v) {
-                    return Err(rerr(item.pos, format!("unbound variable {v} in `(show ...)`")));
+                    return Err(rerr(
+                        item.pos,
+                        format!("unbound variable {v} in `(show ...)`"),
+                    ));
                 }
                 show.push(ShowItem::Var(v));
             }
             Some(a) => show.push(ShowItem::Text(a.to_string())),
-            None => return Err(rerr(item.pos, "`(show ...)` takes variables and words".into())),
+            None => {
+                return Err(rerr(
+                    item.pos,
+                    "`(show ...)` takes variables and words".into(),
+                ))
+            }
         }
     }
     Ok(Rule {
@@ -370,6 +515,7 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
         show,
         split_group: split,
         split_bit: None,
+        set,
         file: file.to_string(),
     })
 }

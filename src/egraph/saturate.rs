@@ -48,6 +48,8 @@ pub struct SatConfig {
     pub factors: FactorPolicy,
     /// Record explanations (needed for derivations; costs memory).
     pub explanations: bool,
+    /// The rule sets to use (rules declare theirs with `(set NAME)`; default `core`).
+    pub sets: Vec<String>,
 }
 
 impl Default for SatConfig {
@@ -56,6 +58,7 @@ impl Default for SatConfig {
             limits: Limits::default(),
             factors: FactorPolicy::default_inner(),
             explanations: false,
+            sets: vec!["core".to_string()],
         }
     }
 }
@@ -114,14 +117,21 @@ pub struct SatReport {
     pub skipped: BTreeMap<String, usize>,
     /// The factor policy used.
     pub factors: String,
+    /// The rule sets used.
+    pub sets: Vec<String>,
 }
 
 impl SatReport {
     /// The report as text, one item per line.
     pub fn text(&self) -> String {
         let mut s = format!(
-            "saturation: {}\n  iterations: {}\n  e-nodes: {}\n  e-classes: {}\n  factors: {}\n",
-            self.stop, self.iterations, self.nodes, self.classes, self.factors
+            "saturation: {}\n  iterations: {}\n  e-nodes: {}\n  e-classes: {}\n  factors: {}\n  rule sets: {}\n",
+            self.stop,
+            self.iterations,
+            self.nodes,
+            self.classes,
+            self.factors,
+            self.sets.join(",")
         );
         if !self.applied.is_empty() {
             s.push_str("  rules applied:\n");
@@ -144,6 +154,7 @@ impl SatReport {
             "enodes": self.nodes,
             "eclasses": self.classes,
             "factors": self.factors,
+            "rule_sets": self.sets,
             "applied": self.applied,
             "skipped": self.skipped,
         })
@@ -180,7 +191,11 @@ pub fn saturate(
     let mut runner = Runner::new(analysis)
         .with_iter_limit(cfg.limits.iterations)
         .with_node_limit(cfg.limits.nodes)
-        .with_time_limit(cfg.limits.time.unwrap_or(Duration::from_secs(365 * 24 * 3600)))
+        .with_time_limit(
+            cfg.limits
+                .time
+                .unwrap_or(Duration::from_secs(365 * 24 * 3600)),
+        )
         .with_scheduler(BackoffScheduler::default());
     if cfg.explanations {
         runner = runner.with_explanations_enabled();
@@ -199,10 +214,11 @@ pub fn saturate(
     }
     let notes: Notes = Arc::new(Mutex::new(BTreeMap::new()));
     let factors = Arc::new(cfg.factors.clone());
-    let rewrites = rules.rewrites(&factors, &notes);
+    let rewrites = rules.rewrites(&cfg.sets, &factors, &notes);
     let runner = runner.run(&rewrites);
     let roots = runner.roots.clone();
-    let met = goal && roots.len() >= 2 && runner.egraph.find(roots[0]) == runner.egraph.find(roots[1]);
+    let met =
+        goal && roots.len() >= 2 && runner.egraph.find(roots[0]) == runner.egraph.find(roots[1]);
     let stop = match &runner.stop_reason {
         _ if met => Stop::Goal,
         Some(StopReason::Saturated) | None => Stop::Saturated,
@@ -226,6 +242,7 @@ pub fn saturate(
         applied,
         skipped,
         factors: cfg.factors.describe(),
+        sets: cfg.sets.clone(),
     };
     Saturation {
         runner,
@@ -234,8 +251,14 @@ pub fn saturate(
     }
 }
 
-/// Saturates one program.
+/// Saturates one program. The factor policy is restricted to the program's own sequence
+/// lengths unless it already names lengths.
 pub fn saturate_program(p: &Program, rules: &RuleSet, cfg: &SatConfig) -> Saturation {
+    let mut cfg = cfg.clone();
+    if cfg.factors.lengths.is_none() {
+        cfg.factors.lengths = Some(super::prove::sequence_lengths(&[p]));
+    }
+    let cfg = &cfg;
     let expr = program_to_expr(p, None);
     saturate(&[expr], &super::convert::input_sigs(p), rules, cfg, false)
 }

@@ -92,7 +92,12 @@ pub fn hmap(p: &mut Program, n: u64, bodies: &[NodeId], input: NodeId) -> Result
         ));
     }
     for (i, body) in bodies.iter().enumerate() {
-        check_body(p, &format!("{what}, function {i}"), *body, std::slice::from_ref(&e))?;
+        check_body(
+            p,
+            &format!("{what}, function {i}"),
+            *body,
+            std::slice::from_ref(&e),
+        )?;
         if p.ty(*body) != p.ty(bodies[0]) {
             return Err(format!(
                 "{what}: every function must return one type; function 0 returns {}, function {i} returns {}",

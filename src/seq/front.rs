@@ -804,23 +804,21 @@ impl<'a> Front<'a> {
             }
             Head::HMap => {
                 let n = self.count(&params[0], "length")?;
-                let elem = super::check::map_input(&format!("hmap {n}"), self.prog.ty(inputs[0]), n)
-                    .map_err(e)?
-                    .clone();
+                let elem =
+                    super::check::map_input(&format!("hmap {n}"), self.prog.ty(inputs[0]), n)
+                        .map_err(e)?
+                        .clone();
                 let fs = &params[1];
+                let is_list = fs.head().map(normalize_name).as_deref() == Some("listtoseq");
                 let items = match fs.list() {
-                    Some(items) if fs.head().map(normalize_name).as_deref() == Some("listtoseq") => {
-                        &items[1..]
-                    }
+                    Some(items) if is_list => &items[1..],
                     _ => {
-                        return Err(self.err(
-                            fs.pos,
-                            format!(
-                                "hmap: expected its functions as `(list_to_seq F0 .. F{})`, found `{}`",
-                                n.saturating_sub(1),
-                                fs.excerpt(40)
-                            ),
-                        ))
+                        let msg = format!(
+                            "hmap: expected its functions as `(list_to_seq F0 .. F{})`, found `{}`",
+                            n.saturating_sub(1),
+                            fs.excerpt(40)
+                        );
+                        return Err(self.err(fs.pos, msg));
                     }
                 };
                 let bodies = items
