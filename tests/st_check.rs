@@ -1,7 +1,7 @@
 //! The type checker and the `.st` reader: exact layouts, clear errors naming the
 //! mismatching layouts with positions, and no panic on any input.
 
-#[path = "st_common.rs"]
+#[path = "st_common/mod.rs"]
 mod common;
 
 use tessera::seq::op::AtomOp;

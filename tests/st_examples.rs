@@ -2,7 +2,7 @@
 //! type-checks, simulates equal to its program over several frames, and round-trips
 //! through the text form; the diamond's FIFO is exactly what latency matching inserts.
 
-#[path = "st_common.rs"]
+#[path = "st_common/mod.rs"]
 mod common;
 
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! nestings, invalid counts and data, several frames back to back) and compared with the
 //! interpreter running the sequence program it implements.
 
-#[path = "st_common.rs"]
+#[path = "st_common/mod.rs"]
 mod common;
 
 use common::*;

@@ -3,9 +3,9 @@
 //! The front end, the derived forms and the tests all build programs this way.
 
 use super::check;
+use super::front::MAX_ATOMS;
 use super::op::Op;
 use super::program::{NodeId, Program};
-use super::front::MAX_ATOMS;
 use super::types::SeqType;
 
 /// Adds a first-order operator applied to `args`, computing its type.
