@@ -19,6 +19,7 @@
 //!   e-graph scheduler repairs).
 
 mod lower;
+mod ops;
 mod tables;
 
 use super::slowdown::aetherling_forms;
