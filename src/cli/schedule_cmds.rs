@@ -86,9 +86,8 @@ pub fn schedule(
     }
     let a = &report.total;
     eprintln!(
-        "; {} at slowdown {slowdown} ({} strategy): output {}, latency {latency}, area {:.1} (logic {}, ff {} bits, ram {} bits, dsp {}); {} of {} output layouts scheduled",
+        "; {} at slowdown {slowdown} (aetherling strategy): output {}, latency {latency}, area {:.1} (logic {}, ff {} bits, ram {} bits, dsp {}); {} of {} output layouts scheduled",
         p.name,
-        "aetherling",
         d.output_layout(),
         a.scalar(&Weights::default()),
         a.logic,
