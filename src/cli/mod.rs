@@ -5,7 +5,10 @@
 //! 2 a user error (bad file, bad arguments, ill-typed program).
 
 mod design_cmds;
+mod egraph_cmds;
 mod program_cmds;
+mod rtl_cmds;
+mod schedule_cmds;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -21,6 +24,90 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// List the rewrite rules, and with --check test every rule for soundness.
+    ///
+    /// Rules are read from the built-in rule files (rules/ in the source tree) or from
+    /// --rules DIR (every *.rules file under it). Loading rejects unknown conditions,
+    /// unbound variables and malformed patterns (exit 2). --check instantiates each rule
+    /// at random, runs both sides in the reference interpreter on random inputs (with
+    /// don't-care values), prints one line per rule, and exits 1 if any rule fails.
+    Rules {
+        /// Test every rule for soundness.
+        #[arg(long)]
+        check: bool,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Read the rules from this directory instead of the built-in ones.
+        #[arg(long, value_name = "DIR")]
+        rules: Option<PathBuf>,
+        /// Seed of the random test (the same seed gives the same test everywhere).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Prove two programs (.seq) equal by equality saturation.
+    ///
+    /// Both programs go into one e-graph, which is saturated with the rules until they
+    /// meet in one e-class. Exit 0 if proven, 1 if not (saturated, or a limit hit, which
+    /// is said), 2 on a user error (unreadable file, programs of different types).
+    /// --explain prints the derivation: each step names the rule instance applied
+    /// (e.g. map-nest[2x4]; `<=` means applied right to left), the subterm it rewrote
+    /// and the whole term after it. By default nesting may use any number found in the
+    /// two programs as inner factor, and splits only the programs' own lengths.
+    Prove {
+        /// The first program (.seq).
+        a: PathBuf,
+        /// The second program (.seq).
+        b: PathBuf,
+        /// Print the derivation.
+        #[arg(long)]
+        explain: bool,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Print the saturation report (iterations, e-nodes, e-classes, stop reason).
+        #[arg(long)]
+        stats: bool,
+        #[command(flatten)]
+        sat: SatArgs,
+    },
+    /// Saturate one program (.seq) with the rules and report the e-graph's size.
+    ///
+    /// Exit 0 if saturation completed, 1 if a limit stopped it (the report says which).
+    Saturate {
+        /// The program file (.seq).
+        file: PathBuf,
+        /// Print the full report (rules applied, skipped instances).
+        #[arg(long)]
+        stats: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        sat: SatArgs,
+    },
+    /// Schedule a program (.seq) at a slowdown: the least-area space-time design.
+    ///
+    /// The slowdown is the number of clocks the design takes for one whole input (1 = fully
+    /// parallel). Prints the design in the .st format (or writes it with -o) and a summary
+    /// line on stderr: output layout, latency, model area. If the slowdown cannot be met,
+    /// says which slowdowns near it can. Strategy `aetherling` is Aetherling's own algorithm.
+    Schedule {
+        /// The program file (.seq).
+        file: PathBuf,
+        /// Clocks per whole input.
+        #[arg(long, value_name = "S")]
+        slowdown: u64,
+        /// Which scheduler to use.
+        #[arg(long, value_enum, default_value = "aetherling")]
+        strategy: schedule_cmds::Strategy,
+        /// Write the design (.st) here instead of printing it.
+        #[arg(short = 'o', long = "output", value_name = "DESIGN.st")]
+        output: Option<PathBuf>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Type-check a program (.seq) or a space-time design (.st).
     ///
     /// For a program: its inputs, output type and operator counts. For a design: its input
@@ -81,6 +168,60 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Also synthesize the design's Verilog with Yosys (synth_xilinx for xc7, out of
+        /// context) and report LUT, LUTRAM, SRL, FF, BRAM, DSP and CARRY4 (docs/rtl.md).
+        #[arg(long)]
+        yosys: bool,
+    },
+    /// Write the Verilog-2005 of a design (.st), and with --testbench a testbench.
+    ///
+    /// The top module has a clock, a valid_in held high from the first input clock on, one
+    /// port per input lane, valid_out and one port per output lane (docs/rtl.md). With
+    /// --testbench, tb.v, in.bin (random inputs), clkgen.v (Icarus) and main.cpp
+    /// (Verilator) are written beside OUT.
+    Rtl {
+        /// The design file (.st).
+        design: PathBuf,
+        /// The Verilog file to write.
+        #[arg(short, long, value_name = "OUT.v")]
+        output: PathBuf,
+        /// Also write a testbench and its stimulus beside OUT.
+        #[arg(long)]
+        testbench: bool,
+        /// Random inputs of the testbench from this seed (default 0).
+        #[arg(long, value_name = "SEED")]
+        random: Option<u64>,
+        /// Frames of the testbench, back to back.
+        #[arg(long, default_value_t = 2)]
+        frames: usize,
+    },
+    /// Check a design's Verilog against its program: emit, Verilator lint, simulate random
+    /// frames back to back (Icarus by default), compare every valid output clock with the
+    /// interpreter.
+    ///
+    /// Prints one line per design; exits 0 if lint is clean and every output agrees, 1 on
+    /// a failure (the work directory is then kept), 2 on a user error or missing tool.
+    Verify {
+        /// The design file (.st).
+        design: PathBuf,
+        /// The sequence program the design implements.
+        #[arg(long)]
+        program: PathBuf,
+        /// The simulator: icarus or verilator.
+        #[arg(long, default_value = "icarus")]
+        sim: String,
+        /// Random inputs from this seed (default 0).
+        #[arg(long, value_name = "SEED")]
+        random: Option<u64>,
+        /// Number of frames driven back to back.
+        #[arg(long, default_value_t = 3)]
+        frames: usize,
+        /// Keep the Verilog, testbench and traces in this directory.
+        #[arg(long, value_name = "DIR")]
+        work: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -95,6 +236,33 @@ pub fn main() -> i32 {
         }
     };
     let result = match cli.command {
+        Command::Rules {
+            check,
+            json,
+            rules,
+            seed,
+        } => egraph_cmds::rules(rules.as_deref(), check, json, seed),
+        Command::Prove {
+            a,
+            b,
+            explain,
+            json,
+            stats,
+            sat,
+        } => egraph_cmds::prove_cmd(&a, &b, explain, json, stats, &sat.options()),
+        Command::Saturate {
+            file,
+            stats,
+            json,
+            sat,
+        } => egraph_cmds::saturate_cmd(&file, json, stats, &sat.options()),
+        Command::Schedule {
+            file,
+            slowdown,
+            strategy,
+            output,
+            json,
+        } => schedule_cmds::schedule(&file, slowdown, strategy, output.as_deref(), json),
         Command::Check { file, json } => {
             if file.extension().is_some_and(|e| e == "st") {
                 design_cmds::check(&file, json)
@@ -109,7 +277,41 @@ pub fn main() -> i32 {
             frames,
             json,
         } => design_cmds::sim(&design, &program, random, frames, json),
-        Command::Area { design, json } => design_cmds::area_cmd(&design, json),
+        Command::Area {
+            design,
+            json,
+            yosys,
+        } => {
+            if yosys {
+                rtl_cmds::area_yosys(&design, json)
+            } else {
+                design_cmds::area_cmd(&design, json)
+            }
+        }
+        Command::Rtl {
+            design,
+            output,
+            testbench,
+            random,
+            frames,
+        } => rtl_cmds::rtl(&design, &output, testbench, random.unwrap_or(0), frames),
+        Command::Verify {
+            design,
+            program,
+            sim,
+            random,
+            frames,
+            work,
+            json,
+        } => rtl_cmds::verify(&rtl_cmds::VerifyArgs {
+            design: &design,
+            program: &program,
+            sim: &sim,
+            seed: random.unwrap_or(0),
+            frames,
+            work: work.as_deref(),
+            json,
+        }),
         Command::Eval {
             file,
             input,
@@ -128,3 +330,39 @@ pub fn main() -> i32 {
 
 /// A user error, printed as it is, exiting with code 2.
 pub type CliResult = Result<i32, Box<dyn std::error::Error>>;
+
+/// Options of the commands that saturate an e-graph (`prove`, `saturate`).
+#[derive(clap::Args, Debug)]
+struct SatArgs {
+    /// Read the rules from this directory instead of the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    rules: Option<PathBuf>,
+    /// Inner factors nesting may use: a list such as 2,4, or `all`.
+    #[arg(long, value_name = "LIST")]
+    factors: Option<String>,
+    /// Rule sets to use, such as core or core,extra (default core).
+    #[arg(long, value_name = "LIST")]
+    sets: Option<String>,
+    /// Iteration limit (default 30).
+    #[arg(long, value_name = "N")]
+    iter_limit: Option<usize>,
+    /// E-node limit (default 100000).
+    #[arg(long, value_name = "N")]
+    node_limit: Option<usize>,
+    /// Time limit in seconds (default none: results would depend on the machine).
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
+}
+
+impl SatArgs {
+    fn options(self) -> egraph_cmds::SatOptions {
+        egraph_cmds::SatOptions {
+            rules: self.rules,
+            factors: self.factors,
+            sets: self.sets,
+            iter_limit: self.iter_limit,
+            node_limit: self.node_limit,
+            time_limit: self.time_limit,
+        }
+    }
+}

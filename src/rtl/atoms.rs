@@ -36,7 +36,10 @@ pub fn atom_expr(
     };
     let binary = || -> Result<(), String> {
         if rw == 0 {
-            Err(format!("{}: expects an atom tuple, found {input}", op.name()))
+            Err(format!(
+                "{}: expects an atom tuple, found {input}",
+                op.name()
+            ))
         } else {
             Ok(())
         }
@@ -85,12 +88,14 @@ pub fn atom_expr(
             } else {
                 left().zext(ew)
             };
-            let a = sc.m.wire_eq(sc.fresh(&format!("{name}_ext")), ext);
+            let nm = sc.fresh(&format!("{name}_ext"));
+            let a = sc.m.wire_eq(nm, ext);
             let prod = match konst.1 {
                 Some(c) => const_mul(&a, 0, ew, c),
                 None => Expr::mul(&a.e(), &right().zext(ew)),
             };
-            let p = sc.m.wire_eq(sc.fresh(&format!("{name}_prod")), prod);
+            let nm = sc.fresh(&format!("{name}_prod"));
+            let p = sc.m.wire_eq(nm, prod);
             p.bits(7, lw)
         }
         AtomOp::Lsr | AtomOp::Lsl => {

@@ -11,9 +11,9 @@
 //! hold atoms of frames before the first are read only for outputs before the output
 //! starts, which are invalid).
 
+use crate::seq::value::Value;
 use crate::st::perm::{clock_of_atoms, Perm, Src};
 use crate::st::stream::Lane;
-use crate::seq::value::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What an output lane carries on one clock of the schedule.
@@ -83,10 +83,7 @@ pub fn schedule(perm: &Perm, max_frames: u64) -> Option<Schedule> {
     let mut reads: Vec<Vec<Read>> = Vec::new();
     for f in 0..=max_frames {
         // the state at this frame boundary, frames relative to f
-        let key: Vec<(u64, u64, u64)> = holder
-            .iter()
-            .map(|(s, (g, e))| (*s, f - g, *e))
-            .collect();
+        let key: Vec<(u64, u64, u64)> = holder.iter().map(|(s, (g, e))| (*s, f - g, *e)).collect();
         if let Some(&f1) = seen.get(&key) {
             let (a, b) = ((f1 * p) as usize, (f * p) as usize);
             let used: u64 = writes[a..b]

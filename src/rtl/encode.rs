@@ -25,7 +25,7 @@ fn push_bits(v: &Value, atom: &Layout, out: &mut Vec<Option<bool>>) {
                 out.push(Some((x >> k) & 1 == 1));
             }
         }
-        _ => out.extend(std::iter::repeat(None).take(atom.atom_bits() as usize)),
+        _ => out.extend(std::iter::repeat_n(None, atom.atom_bits() as usize)),
     }
 }
 

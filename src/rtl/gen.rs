@@ -8,12 +8,14 @@
 
 use super::atoms::{atom_expr, Consts};
 use super::encode::atom_lit;
+use super::known::{generator_lanes, movement_lanes, Known};
 use super::movement::gen_move;
 use super::netlist::{ident, Dir, Expr, Module, Sig};
 use super::scope::{Scope, Storage};
 use super::RtlOptions;
 use crate::seq::value::Value;
 use crate::st::latency::LatencyReport;
+use crate::st::perm::Perm;
 use crate::st::stream::flatten;
 use crate::st::{BodyId, Design, Layout, NodeId, StOp};
 use std::collections::{BTreeMap, HashMap};
@@ -33,13 +35,18 @@ pub struct NodeInfo {
     pub storage: Storage,
 }
 
+/// A body with the known lanes of its parameters: one module variant each.
+type BodyKey = (BodyId, Vec<Vec<Known>>);
+
 /// Builds every module of a (latency-aligned) design.
 pub struct Emitter<'d> {
     d: &'d Design,
     lat: &'d LatencyReport,
     opts: &'d RtlOptions,
     prefix: String,
-    bodies: BTreeMap<BodyId, String>,
+    /// Body modules by (body, known parameter lanes): module name and known result lanes.
+    bodies: HashMap<BodyKey, (String, Vec<Known>)>,
+    variants: BTreeMap<BodyId, usize>,
     /// Modules in emission order (bodies before their users, the top last).
     pub modules: Vec<Module>,
     /// Per node and scope, what was generated.
@@ -59,24 +66,38 @@ impl<'d> Emitter<'d> {
             lat,
             opts,
             prefix,
-            bodies: BTreeMap::new(),
+            bodies: HashMap::new(),
+            variants: BTreeMap::new(),
             modules: Vec::new(),
             nodes: Vec::new(),
         }
     }
 
     fn node_lat(&self, id: NodeId) -> Result<u64, String> {
-        self.lat.node[id.index()]
-            .ok_or_else(|| format!("internal error: node {id} has no latency"))
+        self.lat.node[id.index()].ok_or_else(|| format!("internal error: node {id} has no latency"))
     }
 
-    /// The module of body `b`, emitted on first use.
-    fn body_module(&mut self, b: BodyId) -> Result<String, String> {
-        if let Some(n) = self.bodies.get(&b) {
+    /// The module of body `b` whose parameters have the `known` constant lanes, emitted on
+    /// first use (one variant per distinct knowledge), and the known lanes of its result.
+    fn body_module(
+        &mut self,
+        b: BodyId,
+        known: Vec<Vec<Known>>,
+    ) -> Result<(String, Vec<Known>), String> {
+        let key = (b, known);
+        if let Some(n) = self.bodies.get(&key) {
             return Ok(n.clone());
         }
+        let known = key.1.clone();
         let body = self.d.body(b).clone();
-        let name = format!("{}_f{}", self.prefix, b.index());
+        let plain = known.iter().flatten().all(Known::is_unknown);
+        let name = if plain {
+            format!("{}_f{}", self.prefix, b.index())
+        } else {
+            let v = self.variants.entry(b).or_insert(0);
+            *v += 1;
+            format!("{}_f{}_k{}", self.prefix, b.index(), *v)
+        };
         let mut m = Module::new(name.clone());
         m.doc(format!(
             "function body f{}: ({}) -> {}, latency {}",
@@ -89,6 +110,9 @@ impl<'d> Emitter<'d> {
             self.d.layout(body.root),
             self.lat.body[b.index()].unwrap_or(0)
         ));
+        if !plain {
+            m.doc("variant for parameter lanes known to be constant (those ports are unread)");
+        }
         m.port(Dir::In, "clk", 1);
         let start = m.port(Dir::In, "start", 1);
         let params: Vec<Sig> = body
@@ -99,11 +123,12 @@ impl<'d> Emitter<'d> {
             .collect();
         let out = m.port(Dir::Out, "o", width(self.d.layout(body.root)));
         let mut sc = Scope::new(m, start);
-        let vals = self.gen_scope(&mut sc, body.root, &params, &name, false)?;
+        let (vals, know) = self.gen_scope(&mut sc, body.root, &params, &known, &name, false)?;
         sc.m.assign(&out, vals[&body.root].e());
         self.modules.push(sc.finish());
-        self.bodies.insert(b, name.clone());
-        Ok(name)
+        let result = (name, know[&body.root].clone());
+        self.bodies.insert(key, result.clone());
+        Ok(result)
     }
 
     /// Emits the top module: `clk`, `valid_in`, one port per input lane, `valid_out`, one
@@ -136,13 +161,17 @@ impl<'d> Emitter<'d> {
         let mut inputs = Vec::new();
         for (i, lanes) in d.inputs.iter().zip(&in_ports) {
             let parts: Vec<Expr> = lanes.iter().rev().map(Sig::e).collect();
-            let v = sc
-                .m
-                .wire_eq(sc.fresh(&format!("in_{}", ident(&i.name))), Expr::concat(&parts));
+            let nm = sc.fresh(&format!("in_{}", ident(&i.name)));
+            let v = sc.m.wire_eq(nm, Expr::concat(&parts));
             inputs.push(v);
         }
         let root = d.output();
-        let vals = self.gen_scope(&mut sc, root, &inputs, &name, true)?;
+        let unknown: Vec<Vec<Known>> = d
+            .inputs
+            .iter()
+            .map(|i| vec![Known::Unknown; i.layout.lanes() as usize])
+            .collect();
+        let (vals, _) = self.gen_scope(&mut sc, root, &inputs, &unknown, &name, true)?;
         let out = &vals[&root];
         for (k, p) in out_ports.iter().enumerate() {
             sc.m.assign(p, out.bits(k as u32 * ow, ow));
@@ -161,26 +190,31 @@ impl<'d> Emitter<'d> {
     }
 
     /// Generates the nodes computing `root` in scope `sc`; `args` are the scope's inputs
-    /// (design inputs at the top, parameters in a body). Returns every node's vector.
-    #[allow(clippy::too_many_arguments)]
+    /// (design inputs at the top, parameters in a body), `args_known` their known lanes.
+    /// Returns every node's vector and known lanes.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn gen_scope(
         &mut self,
         sc: &mut Scope,
         root: NodeId,
         args: &[Sig],
+        args_known: &[Vec<Known>],
         module: &str,
         top: bool,
-    ) -> Result<HashMap<NodeId, Sig>, String> {
+    ) -> Result<(HashMap<NodeId, Sig>, HashMap<NodeId, Vec<Known>>), String> {
         let d = self.d;
         // the top scope also holds unused inputs
         let ids = if top { d.top_scope() } else { d.scope(root) };
         let mut vals: HashMap<NodeId, Sig> = HashMap::new();
+        let mut know: HashMap<NodeId, Vec<Known>> = HashMap::new();
         for id in ids {
             sc.storage = Storage::default();
             let node = d.node(id);
             let name = format!("n{}", id.index());
             sc.m.comment(format!("{name} = {} : {}", node.op, d.layout(id)));
-            let (sig, generator) = self.gen_node(sc, id, &name, args, &vals)?;
+            let (sig, generator, k) =
+                self.gen_node(sc, id, &name, (args, args_known), (&vals, &know))?;
+            know.insert(id, k);
             self.nodes.push(NodeInfo {
                 module: module.to_string(),
                 node: id,
@@ -190,32 +224,39 @@ impl<'d> Emitter<'d> {
             });
             vals.insert(id, sig);
         }
-        Ok(vals)
+        Ok((vals, know))
     }
 
+    #[allow(clippy::type_complexity)]
     fn gen_node(
         &mut self,
         sc: &mut Scope,
         id: NodeId,
         name: &str,
-        args: &[Sig],
-        vals: &HashMap<NodeId, Sig>,
-    ) -> Result<(Sig, &'static str), String> {
+        (args, args_known): (&[Sig], &[Vec<Known>]),
+        (vals, know): (&HashMap<NodeId, Sig>, &HashMap<NodeId, Vec<Known>>),
+    ) -> Result<(Sig, &'static str, Vec<Known>), String> {
         let d = self.d;
         let node = d.node(id);
         let layout = d.layout(id).clone();
         let arg = |k: usize| -> Sig { vals[&node.args[k]].clone() };
+        let kn = |k: usize| -> &Vec<Known> { &know[&node.args[k]] };
+        let unknown = || vec![Known::Unknown; layout.lanes() as usize];
         let wire = |sc: &mut Scope, e: Expr| sc.m.wire_eq(name.to_string(), e);
         Ok(match &node.op {
-            StOp::Input(k) => (wire(sc, args[*k].e()), "input"),
-            StOp::Arg(k, _) => (wire(sc, args[usize::from(*k)].e()), "parameter"),
+            StOp::Input(k) => (wire(sc, args[*k].e()), "input", args_known[*k].clone()),
+            StOp::Arg(k, _) => {
+                let k = usize::from(*k);
+                (wire(sc, args[k].e()), "parameter", args_known[k].clone())
+            }
             StOp::Const {
                 value,
                 layout: l,
                 delay,
             } => {
                 let atoms = flatten(value, &l.to_seq());
-                (self.gen_table(sc, name, l, &atoms, *delay), "constant")
+                let k = generator_lanes(l, &atoms);
+                (self.gen_table(sc, name, l, &atoms, *delay), "constant", k)
             }
             StOp::Counter {
                 layout: l,
@@ -229,31 +270,41 @@ impl<'d> Emitter<'d> {
                 let atoms: Vec<Value> = (0..l.atoms())
                     .map(|e| Value::Scalar(e.wrapping_mul(*incr) & mask))
                     .collect();
-                (self.gen_table(sc, name, l, &atoms, *delay), "counter")
+                let k = generator_lanes(l, &atoms);
+                (self.gen_table(sc, name, l, &atoms, *delay), "counter", k)
             }
             StOp::Atom(a) => {
                 let x = arg(0);
-                let konst: Consts = match &d.node(node.args[0]).op {
-                    StOp::ATuple => {
-                        let a0 = d.node(node.args[0]).args[0];
-                        let a1 = d.node(node.args[0]).args[1];
-                        (const_atom(d, a0), const_atom(d, a1))
-                    }
-                    _ => (None, None),
-                };
+                let (l, r) = kn(0)[0].parts();
+                let konst: Consts = (l.scalar(), r.scalar());
                 let e = atom_expr(sc, *a, d.layout(node.args[0]), &x, konst, name)?;
-                (wire(sc, e), "atom")
+                (wire(sc, e), "atom", unknown())
             }
-            StOp::ATuple => (wire(sc, Expr::concat(&[arg(0).e(), arg(1).e()])), "wiring"),
+            StOp::ATuple => (
+                wire(sc, Expr::concat(&[arg(0).e(), arg(1).e()])),
+                "wiring",
+                vec![Known::pair(&kn(0)[0], &kn(1)[0])],
+            ),
             StOp::STuple | StOp::STupleAppend => {
-                (wire(sc, Expr::concat(&[arg(1).e(), arg(0).e()])), "wiring")
+                let k = kn(0).iter().chain(kn(1)).cloned().collect();
+                let e = Expr::concat(&[arg(1).e(), arg(0).e()]);
+                (wire(sc, e), "wiring", k)
             }
             StOp::MapS { n, body } | StOp::Map2S { n, body } => {
-                let module = self.body_module(*body)?;
                 let start = sc.started(self.node_lat(node.args[0])?);
                 let ow = width(d.layout(d.body(*body).root));
                 let mut outs = Vec::new();
-                for j in 0..*n as u32 {
+                let mut out_known = Vec::new();
+                for j in 0..*n as usize {
+                    let slices: Vec<Vec<Known>> = (0..node.args.len())
+                        .map(|k| {
+                            let l = kn(k).len() / *n as usize;
+                            kn(k)[j * l..(j + 1) * l].to_vec()
+                        })
+                        .collect();
+                    let (module, ok) = self.body_module(*body, slices)?;
+                    out_known.extend(ok);
+                    let j = j as u32;
                     let o = sc.m.wire(format!("{name}_i{j}"), ow);
                     let mut conns = vec![
                         ("clk".to_string(), Expr::raw("clk", 1)),
@@ -269,10 +320,11 @@ impl<'d> Emitter<'d> {
                     outs.push(o.e());
                 }
                 outs.reverse();
-                (wire(sc, Expr::concat(&outs)), "map-instances")
+                (wire(sc, Expr::concat(&outs)), "map-instances", out_known)
             }
             StOp::MapT { body, .. } | StOp::Map2T { body, .. } => {
-                let module = self.body_module(*body)?;
+                let all: Vec<Vec<Known>> = (0..node.args.len()).map(|k| kn(k).clone()).collect();
+                let (module, out_known) = self.body_module(*body, all)?;
                 let start = sc.started(self.node_lat(node.args[0])?);
                 let o = sc.m.wire(name.to_string(), width(&layout));
                 let mut conns = vec![
@@ -284,19 +336,28 @@ impl<'d> Emitter<'d> {
                 }
                 conns.push(("o".to_string(), o.e()));
                 sc.m.instance(&module, &format!("u{}", id.index()), &conns);
-                (o, "map-instance")
+                (o, "map-instance", out_known)
             }
             StOp::ReduceS { n, body } => {
                 let x = arg(0);
                 let w = width(&layout);
                 if *n == 1 {
-                    return Ok((wire(sc, x.e()), "wiring"));
+                    return Ok((wire(sc, x.e()), "wiring", kn(0).clone()));
                 }
-                let module = self.body_module(*body)?;
                 let start = sc.started(self.node_lat(node.args[0])?);
                 let aw = layout.atom_bits() as u32;
+                let lanes = layout.lanes() as usize;
                 let mut acc = sc.m.wire_eq(format!("{name}_acc0"), x.bits(0, w));
+                let mut acc_known = kn(0)[..lanes].to_vec();
                 for j in 1..*n as u32 {
+                    let xk = &kn(0)[j as usize * lanes..(j as usize + 1) * lanes];
+                    let zk = acc_known
+                        .iter()
+                        .zip(xk)
+                        .map(|(a, b)| Known::pair(a, b))
+                        .collect();
+                    let (module, ok) = self.body_module(*body, vec![zk])?;
+                    acc_known = ok;
                     let xj = sc.m.wire_eq(format!("{name}_x{j}"), x.bits(j * w, w));
                     let z = zip(&acc, &xj, aw);
                     let o = sc.m.wire(format!("{name}_acc{j}"), w);
@@ -312,14 +373,19 @@ impl<'d> Emitter<'d> {
                     );
                     acc = o;
                 }
-                (wire(sc, acc.e()), "reduce-tree")
+                (wire(sc, acc.e()), "reduce-tree", acc_known)
             }
             StOp::ReduceT { n, i, body } => {
                 let x = arg(0);
                 if *n == 1 {
-                    return Ok((wire(sc, x.e()), "wiring"));
+                    return Ok((wire(sc, x.e()), "wiring", kn(0).clone()));
                 }
-                let module = self.body_module(*body)?;
+                // the accumulator is never known; the element may be
+                let zk = kn(0)
+                    .iter()
+                    .map(|k| Known::pair(&Known::Unknown, k))
+                    .collect();
+                let (module, _) = self.body_module(*body, vec![zk])?;
                 let in_lat = self.node_lat(node.args[0])?;
                 let start = sc.started(in_lat);
                 let t = d.layout(d.body(*body).root).clocks();
@@ -345,14 +411,17 @@ impl<'d> Emitter<'d> {
                     .collect();
                 let is_first = sc.by_phase(&format!("{name}_first"), in_lat, &first, 1);
                 sc.m.assign(&new, Expr::mux(&is_first, &x.e(), &comb.e()));
-                (new, "reduce-accumulator")
+                (new, "reduce-accumulator", unknown())
             }
             op => {
                 let input = d.layout(node.args[0]);
                 let in_lat = self.node_lat(node.args[0])?;
-                let (s, kind) =
-                    gen_move(sc, name, op, input, &layout, &arg(0), in_lat, self.opts)?;
-                (s, kind.name())
+                let (s, kind) = gen_move(sc, name, op, input, &layout, &arg(0), in_lat, self.opts)?;
+                let k = match Perm::of(op, input, &layout) {
+                    Some(p) if kn(0).iter().any(|k| !k.is_unknown()) => movement_lanes(&p, kn(0)),
+                    _ => unknown(),
+                };
+                (s, kind.name(), k)
             }
         })
     }
@@ -398,20 +467,4 @@ fn zip(a: &Sig, b: &Sig, w: u32) -> Expr {
         .flat_map(|k| [a.bits(k * w, w), b.bits(k * w, w)])
         .collect();
     Expr::concat(&parts)
-}
-
-/// The raw value of a generator whose single lane carries the same scalar on every valid
-/// clock (the constant operand of a multiply, shift or divide).
-fn const_atom(d: &Design, id: NodeId) -> Option<u64> {
-    let StOp::Const { value, layout, .. } = &d.node(id).op else {
-        return None;
-    };
-    if layout.lanes() != 1 {
-        return None;
-    }
-    let atoms = flatten(value, &layout.to_seq());
-    match atoms.first()? {
-        Value::Scalar(v) if atoms.iter().all(|a| a == &Value::Scalar(*v)) => Some(*v),
-        _ => None,
-    }
 }

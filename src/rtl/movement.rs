@@ -119,7 +119,10 @@ pub fn gen_move(
     } else {
         MoveKind::Taps
     };
-    Ok((emit_taps(sc, name, x, &taps, &delays, w as u32, in_lat), kind))
+    Ok((
+        emit_taps(sc, name, x, &taps, &delays, w as u32, in_lat),
+        kind,
+    ))
 }
 
 fn lane_of(x: &Sig, lane: u64, w: u32) -> Expr {
@@ -204,7 +207,8 @@ fn emit_buffer(
     let ph = sc.phase(in_lat, phases);
     let mut slots = Vec::new();
     for j in 0..s.slots {
-        slots.push(sc.m.reg(sc.fresh(&format!("{name}_s{j}")), w));
+        let nm = sc.fresh(&format!("{name}_s{j}"));
+        slots.push(sc.m.reg(nm, w));
     }
     for (j, slot) in slots.iter().enumerate() {
         // phases writing this slot, grouped by input lane

@@ -121,7 +121,8 @@ impl Scope {
         let out = if d <= 2 {
             let mut cur = x.clone();
             for k in 0..d {
-                let r = self.m.reg(self.fresh(&format!("{}_d{}", x.name, k + 1)), w);
+                let nm = self.fresh(&format!("{}_d{}", x.name, k + 1));
+                let r = self.m.reg(nm, w);
                 self.m.ff(&r, cur.e());
                 cur = r;
             }
@@ -130,8 +131,10 @@ impl Scope {
         } else {
             let depth = d - 1;
             let ptr = self.phase(0, depth).expect("depth >= 2");
-            let mem = self.m.mem(self.fresh(&format!("{}_mem{d}", x.name)), w, depth);
-            let r = self.m.reg(self.fresh(&format!("{}_d{d}", x.name)), w);
+            let nm = self.fresh(&format!("{}_mem{d}", x.name));
+            let mem = self.m.mem(nm, w, depth);
+            let nm = self.fresh(&format!("{}_d{d}", x.name));
+            let r = self.m.reg(nm, w);
             self.m.raw(format!(
                 "always @(posedge clk) begin\n  {r} <= {mem}[{p}];\n  {mem}[{p}] <= {x};\nend",
                 r = r.name,
@@ -150,13 +153,7 @@ impl Scope {
     /// A value chosen by phase: `entries[c]` is the expression for phase `c` of a node
     /// starting `lat` clocks after the scope, modulo `entries.len()` (`None`: don't care). Runs of equal entries become range comparisons, or a `case` table when there
     /// are many; a single run is the expression itself.
-    pub fn by_phase(
-        &mut self,
-        name: &str,
-        lat: u64,
-        entries: &[Option<Expr>],
-        width: u32,
-    ) -> Expr {
+    pub fn by_phase(&mut self, name: &str, lat: u64, entries: &[Option<Expr>], width: u32) -> Expr {
         // Don't-care phases take their neighbour's choice, so runs stay long.
         let first = entries.iter().flatten().next().cloned();
         let Some(first) = first else {
@@ -172,7 +169,7 @@ impl Scope {
         }
         let mut runs: Vec<(u64, Expr)> = Vec::new();
         for (c, e) in filled.into_iter().enumerate() {
-            if runs.last().map_or(true, |r| r.1 != e) {
+            if runs.last().is_none_or(|r| r.1 != e) {
                 runs.push((c as u64, e));
             }
         }
@@ -203,7 +200,8 @@ impl Scope {
         let def = (0..groups.len())
             .max_by_key(|k| (groups[*k].1.len(), usize::MAX - k))
             .expect("groups");
-        let r = self.m.reg(self.fresh(name), width);
+        let nm = self.fresh(name);
+        let r = self.m.reg(nm, width);
         let mut s = format!("always @* begin\n  case ({})\n", ph.name);
         for (k, (e, phases)) in groups.iter().enumerate() {
             if k == def {

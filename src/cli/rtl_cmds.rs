@@ -1,0 +1,280 @@
+//! `tessera rtl`, `tessera verify` and `tessera area --yosys` on space-time designs.
+
+use super::CliResult;
+use crate::rtl::sim::Simulator;
+use crate::rtl::synth::synth_design;
+use crate::rtl::tb::testbench;
+use crate::rtl::verify::{verify_rtl, RtlVerification, VerifyOptions};
+use crate::rtl::{emit, RtlOptions};
+use crate::seq::load_program;
+use crate::seq::value::random_value;
+use crate::st::area::{area, Weights};
+use crate::st::stream::flatten;
+use crate::st::{load_design, Design};
+use crate::util::rng::Rng;
+use std::path::{Path, PathBuf};
+
+/// `tessera rtl DESIGN.st -o OUT.v [--testbench] [--random SEED] [--frames N]`.
+///
+/// With `--testbench`, writes `tb.v`, `in.bin` (random inputs in the design's input
+/// layouts), `clkgen.v` (Icarus) and `main.cpp` (Verilator) beside `OUT.v`.
+pub fn rtl(file: &Path, out: &Path, tb: bool, seed: u64, frames: usize) -> CliResult {
+    let d = load_design(file)?;
+    let r = emit(&d)?;
+    write(out, &r.verilog)?;
+    let mut wrote = vec![out.display().to_string()];
+    if tb {
+        if frames == 0 {
+            return Err("--frames must be at least 1".into());
+        }
+        let dir = out
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let inputs = random_inputs(&r.design, seed, frames);
+        let t = testbench(&r, &inputs, true, seed);
+        for (name, text) in [
+            ("tb.v", &t.tb),
+            ("in.bin", &t.stimulus),
+            ("clkgen.v", &t.clkgen),
+            ("main.cpp", &t.main_cpp),
+        ] {
+            let p = dir.join(name);
+            write(&p, text)?;
+            wrote.push(p.display().to_string());
+        }
+    }
+    println!(
+        "design {}: top module {}, period {} clocks, latency {} clocks{}",
+        d.name,
+        r.top,
+        r.clocks,
+        r.latency,
+        if r.fifos_inserted {
+            ", latency-matching FIFOs inserted"
+        } else {
+            ""
+        }
+    );
+    for w in wrote {
+        println!("  wrote {w}");
+    }
+    Ok(0)
+}
+
+/// Random values of the design's input layouts, flattened per frame and input.
+fn random_inputs(d: &Design, seed: u64, frames: usize) -> Vec<Vec<Vec<crate::seq::Value>>> {
+    let mut rng = Rng::new(seed);
+    (0..frames)
+        .map(|_| {
+            d.inputs
+                .iter()
+                .map(|i| {
+                    let t = i.layout.to_seq();
+                    flatten(&random_value(&t, &mut rng), &t)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn write(p: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+}
+
+/// The options of `tessera verify`.
+pub struct VerifyArgs<'a> {
+    /// The design.
+    pub design: &'a Path,
+    /// Its program.
+    pub program: &'a Path,
+    /// `icarus` or `verilator`.
+    pub sim: &'a str,
+    /// Random seed.
+    pub seed: u64,
+    /// Frames back to back.
+    pub frames: usize,
+    /// Work directory (kept), or a fresh one under the system's temp dir.
+    pub work: Option<&'a Path>,
+    /// JSON output.
+    pub json: bool,
+}
+
+/// `tessera verify DESIGN.st --program FILE.seq [--sim S] [--random SEED] [--json]`:
+/// emit, lint, simulate, compare. Prints one line per design; exits 0 only if all pass.
+pub fn verify(a: &VerifyArgs) -> CliResult {
+    let d = load_design(a.design)?;
+    let p = load_program(a.program)?;
+    let sim = Simulator::parse(a.sim)?;
+    for t in sim.tools().iter().chain(&["verilator"]) {
+        if crate::rtl::tools::find_tool(t).is_none() {
+            return Err(format!(
+                "{t} not found on PATH; install it with apt-get install -y {}",
+                crate::rtl::tools::apt_package(t)
+            )
+            .into());
+        }
+    }
+    if a.frames < 1 {
+        return Err("--frames must be at least 1".into());
+    }
+    let dir = match a.work {
+        Some(w) => w.to_path_buf(),
+        None => std::env::temp_dir().join(format!(
+            "tessera-verify-{}-{}",
+            crate::rtl::netlist::ident(&d.name),
+            std::process::id()
+        )),
+    };
+    let opts = VerifyOptions {
+        sim,
+        seed: a.seed,
+        frames: a.frames,
+        lint: true,
+        rtl: RtlOptions::default(),
+    };
+    let v = verify_rtl(&d, &p, &dir, &opts)?;
+    let passed = v.passed();
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&verify_json(&v, &dir))?);
+    } else {
+        println!("{}", verify_line(&v));
+        if let Some(Err(e)) = &v.lint {
+            println!("  {}", e.trim_end().replace('\n', "\n  "));
+        }
+        for m in &v.mismatches {
+            println!("  MISMATCH {m}");
+        }
+        if !passed {
+            println!("  work dir kept: {}", dir.display());
+        }
+    }
+    if passed && a.work.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    Ok(if passed { 0 } else { 1 })
+}
+
+fn verify_line(v: &RtlVerification) -> String {
+    format!(
+        "{} {} [{}]: lint {}, latency {}, period {}, {} frames, {} valid output clocks, {} atoms checked, {} don't-care, {} mismatches",
+        if v.passed() { "PASS" } else { "FAIL" },
+        v.rtl.design.name,
+        v.sim.name(),
+        match &v.lint {
+            None => "skipped",
+            Some(Ok(())) => "clean",
+            Some(Err(_)) => "FAILED",
+        },
+        v.rtl.latency,
+        v.rtl.clocks,
+        v.frames,
+        v.valid_clocks,
+        v.atoms_checked,
+        v.atoms_dont_care,
+        v.mismatch_count
+    )
+}
+
+fn verify_json(v: &RtlVerification, dir: &Path) -> serde_json::Value {
+    serde_json::json!({
+        "design": v.rtl.design.name,
+        "top": v.rtl.top,
+        "simulator": v.sim.name(),
+        "lint": match &v.lint {
+            None => serde_json::Value::Null,
+            Some(Ok(())) => "clean".into(),
+            Some(Err(e)) => e.clone().into(),
+        },
+        "latency": v.rtl.latency,
+        "clocks": v.rtl.clocks,
+        "fifos_inserted": v.rtl.fifos_inserted,
+        "frames": v.frames,
+        "clocks_simulated": v.clocks_simulated,
+        "valid_output_clocks": v.valid_clocks,
+        "atoms_checked": v.atoms_checked,
+        "atoms_dont_care": v.atoms_dont_care,
+        "mismatches": v.mismatch_count,
+        "first_mismatches": v.mismatches,
+        "work_dir": dir.display().to_string(),
+        "seconds": {
+            "lint": v.times.0.as_secs_f64(),
+            "build": v.times.1.as_secs_f64(),
+            "run": v.times.2.as_secs_f64(),
+        },
+        "passed": v.passed(),
+    })
+}
+
+/// `tessera area DESIGN.st --yosys [--json]`: Yosys `synth_xilinx` cell counts beside the
+/// model area.
+pub fn area_yosys(file: &Path, json: bool) -> CliResult {
+    let d = load_design(file)?;
+    if crate::rtl::tools::find_tool("yosys").is_none() {
+        return Err("yosys not found on PATH; install it with apt-get install -y yosys".into());
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "tessera-area-{}-{}",
+        crate::rtl::netlist::ident(&d.name),
+        std::process::id()
+    ));
+    let s = synth_design(&d, &dir, &RtlOptions::default())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let w = Weights::default();
+    let m = area(&d).total;
+    if json {
+        let doc = serde_json::json!({
+            "design": d.name,
+            "model": {
+                "logic": m.logic,
+                "ff_bits": m.ff_bits,
+                "ram_bits": m.ram_bits,
+                "dsp": m.dsp,
+                "scalar": m.scalar(&w),
+            },
+            "yosys": {
+                "target": "synth_xilinx -family xc7 -flatten -noiopad -noclkbuf",
+                "lut": s.lut,
+                "lutram": s.lutram,
+                "srl": s.srl,
+                "ff": s.ff,
+                "ramb18": s.ramb18,
+                "ramb36": s.ramb36,
+                "bram36": s.bram36(),
+                "dsp": s.dsp,
+                "carry4": s.carry,
+                "muxf": s.muxf,
+                "cells": s.cells,
+                "seconds": s.time.as_secs_f64(),
+            },
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!("design {}", d.name);
+        println!(
+            "  model : {:.1} (logic {}, ff {} bits, ram {} bits, dsp {})",
+            m.scalar(&w),
+            m.logic,
+            m.ff_bits,
+            m.ram_bits,
+            m.dsp
+        );
+        println!(
+            "  yosys : LUT {}, LUTRAM {}, SRL {}, FF {}, BRAM {} (RAMB18 {}, RAMB36 {}), DSP {}, CARRY4 {}, MUXF {}",
+            s.lut,
+            s.lutram,
+            s.srl,
+            s.ff,
+            s.bram36(),
+            s.ramb18,
+            s.ramb36,
+            s.dsp,
+            s.carry,
+            s.muxf
+        );
+        println!(
+            "  (synth_xilinx -family xc7 -flatten -noiopad -noclkbuf, {:.1} s)",
+            s.time.as_secs_f64()
+        );
+    }
+    Ok(0)
+}

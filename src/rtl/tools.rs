@@ -1,0 +1,121 @@
+//! Finding the external tools (`iverilog`, `vvp`, `verilator`, `yosys`) and running them.
+//!
+//! Policy for tests ([`require_tool`]): a missing tool fails loudly when `CI` or
+//! `RTL_REQUIRE_TOOLS` is set, so a CI run cannot pass without simulating anything;
+//! elsewhere the caller prints `SKIPPED` and returns.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The Debian package providing a tool, for messages.
+pub fn apt_package(tool: &str) -> &str {
+    match tool {
+        "iverilog" | "vvp" => "iverilog",
+        other => other,
+    }
+}
+
+/// The tool's path on `PATH`, if any.
+pub fn find_tool(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// True when missing tools must fail (`CI` or `RTL_REQUIRE_TOOLS` set to anything but
+/// empty, `0` or `false`).
+pub fn tools_required() -> bool {
+    ["CI", "RTL_REQUIRE_TOOLS"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty() && s != "0" && s != "false"))
+}
+
+/// Checks that every tool is on `PATH`. Returns `true` if all are; if one is missing,
+/// panics when [`tools_required`], else prints `SKIPPED: <what> (<tool> not found)` and
+/// returns `false`.
+pub fn require_tool(tools: &[&str], what: &str) -> bool {
+    for t in tools {
+        if find_tool(t).is_none() {
+            let msg = format!(
+                "{t} not found on PATH; install it with apt-get install -y {}",
+                apt_package(t)
+            );
+            if tools_required() {
+                panic!("{msg} (required because CI or RTL_REQUIRE_TOOLS is set)");
+            }
+            eprintln!("SKIPPED: {what} ({msg})");
+            return false;
+        }
+    }
+    true
+}
+
+/// The output of a finished tool run.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The command line, for messages.
+    pub command: String,
+    /// Exit status success.
+    pub ok: bool,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// Wall time.
+    pub time: Duration,
+}
+
+/// Runs `tool args...` in `dir`; errors only if the tool cannot be started.
+pub fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Result<Run, String> {
+    let path = find_tool(tool).ok_or_else(|| {
+        format!(
+            "{tool} not found on PATH; install it with apt-get install -y {}",
+            apt_package(tool)
+        )
+    })?;
+    let t0 = Instant::now();
+    let mut cmd = Command::new(&path);
+    cmd.args(args).current_dir(dir);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {tool}: {e}"))?;
+    Ok(Run {
+        command: format!("{tool} {}", args.join(" ")),
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        time: t0.elapsed(),
+    })
+}
+
+impl Run {
+    /// `Ok(self)` on success, else an error with the command and its output.
+    pub fn check(self) -> Result<Run, String> {
+        if self.ok {
+            Ok(self)
+        } else {
+            Err(format!(
+                "`{}` failed:\n{}{}",
+                self.command,
+                tail(&self.stdout, 40),
+                tail(&self.stderr, 40)
+            ))
+        }
+    }
+}
+
+/// The last `n` lines of a text.
+pub fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    let from = lines.len().saturating_sub(n);
+    let mut t = lines[from..].join("\n");
+    if !t.is_empty() {
+        t.push('\n');
+    }
+    t
+}
