@@ -180,8 +180,14 @@ enum Command {
     /// --testbench, tb.v, in.bin (random inputs), clkgen.v (Icarus) and main.cpp
     /// (Verilator) are written beside OUT.
     Rtl {
-        /// The design file (.st).
+        /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
         design: PathBuf,
+        /// For a program: the slowdown to schedule it at.
+        #[arg(long, value_name = "S")]
+        slowdown: Option<u64>,
+        /// For a program: the scheduler.
+        #[arg(long, value_enum, default_value = "aetherling")]
+        strategy: schedule_cmds::Strategy,
         /// The Verilog file to write.
         #[arg(short, long, value_name = "OUT.v")]
         output: PathBuf,
@@ -202,11 +208,24 @@ enum Command {
     /// Prints one line per design; exits 0 if lint is clean and every output agrees, 1 on
     /// a failure (the work directory is then kept), 2 on a user error or missing tool.
     Verify {
-        /// The design file (.st).
+        /// A design (.st, with --program), or a program (.seq) to schedule at each slowdown.
         design: PathBuf,
-        /// The sequence program the design implements.
+        /// For a design: the sequence program it implements.
         #[arg(long)]
-        program: PathBuf,
+        program: Option<PathBuf>,
+        /// For a program: schedule and verify at this slowdown.
+        #[arg(long, value_name = "S")]
+        slowdown: Option<u64>,
+        /// For a program: a comma-separated list of slowdowns.
+        #[arg(long, value_name = "LIST")]
+        slowdowns: Option<String>,
+        /// For a program: every slowdown `explore` reports by default (the divisors of the
+        /// fully sequential design's clock count).
+        #[arg(long)]
+        all: bool,
+        /// For a program: the scheduler.
+        #[arg(long, value_enum, default_value = "aetherling")]
+        strategy: schedule_cmds::Strategy,
         /// The simulator: icarus or verilator.
         #[arg(long, default_value = "icarus")]
         sim: String,
@@ -290,28 +309,51 @@ pub fn main() -> i32 {
         }
         Command::Rtl {
             design,
+            slowdown,
+            strategy,
             output,
             testbench,
             random,
             frames,
-        } => rtl_cmds::rtl(&design, &output, testbench, random.unwrap_or(0), frames),
+        } => rtl_cmds::rtl(
+            &rtl_cmds::DesignSource {
+                file: &design,
+                slowdown,
+                strategy,
+            },
+            &output,
+            testbench,
+            random.unwrap_or(0),
+            frames,
+        ),
         Command::Verify {
             design,
             program,
+            slowdown,
+            slowdowns,
+            all,
+            strategy,
             sim,
             random,
             frames,
             work,
             json,
-        } => rtl_cmds::verify(&rtl_cmds::VerifyArgs {
-            design: &design,
-            program: &program,
-            sim: &sim,
-            seed: random.unwrap_or(0),
-            frames,
-            work: work.as_deref(),
-            json,
-        }),
+        } => verify_cmd(
+            &design,
+            program.as_deref(),
+            (slowdown, slowdowns.as_deref(), all),
+            rtl_cmds::VerifyArgs {
+                file: &design,
+                program: program.as_deref(),
+                slowdowns: Vec::new(),
+                strategy,
+                sim: &sim,
+                seed: random.unwrap_or(0),
+                frames,
+                work: work.as_deref(),
+                json,
+            },
+        ),
         Command::Eval {
             file,
             input,
@@ -326,6 +368,25 @@ pub fn main() -> i32 {
             2
         }
     }
+}
+
+/// `tessera verify`: resolves the slowdowns of a program, then verifies.
+fn verify_cmd(
+    file: &std::path::Path,
+    program: Option<&std::path::Path>,
+    (one, list, all): (Option<u64>, Option<&str>, bool),
+    mut args: rtl_cmds::VerifyArgs,
+) -> CliResult {
+    if file.extension().is_some_and(|e| e == "seq") {
+        if program.is_some() {
+            return Err("--program goes with a design (.st); a program is scheduled itself".into());
+        }
+        let p = crate::seq::load_program(file)?;
+        args.slowdowns = schedule_cmds::slowdown_list(&p, one, list, all)?;
+    } else if one.is_some() || list.is_some() || all {
+        return Err("--slowdown, --slowdowns and --all go with a program (.seq)".into());
+    }
+    rtl_cmds::verify(&args)
 }
 
 /// A user error, printed as it is, exiting with code 2.

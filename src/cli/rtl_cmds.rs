@@ -1,5 +1,6 @@
 //! `tessera rtl`, `tessera verify` and `tessera area --yosys` on space-time designs.
 
+use super::schedule_cmds::{design_for, Strategy};
 use super::CliResult;
 use crate::rtl::sim::Simulator;
 use crate::rtl::synth::synth_design;
@@ -14,12 +15,44 @@ use crate::st::{load_design, Design};
 use crate::util::rng::Rng;
 use std::path::{Path, PathBuf};
 
-/// `tessera rtl DESIGN.st -o OUT.v [--testbench] [--random SEED] [--frames N]`.
+/// Where a design comes from: a `.st` file, or a program scheduled at a slowdown.
+pub struct DesignSource<'a> {
+    /// A design (.st) or a program (.seq).
+    pub file: &'a Path,
+    /// For a program: the slowdown to schedule it at.
+    pub slowdown: Option<u64>,
+    /// For a program: the scheduler.
+    pub strategy: Strategy,
+}
+
+impl DesignSource<'_> {
+    fn is_program(&self) -> bool {
+        self.file.extension().is_some_and(|e| e == "seq")
+    }
+
+    /// The design: read from the file, or scheduled from the program.
+    fn design(&self) -> Result<Design, Box<dyn std::error::Error>> {
+        if !self.is_program() {
+            return Ok(load_design(self.file)?);
+        }
+        let p = load_program(self.file)?;
+        let s = self
+            .slowdown
+            .ok_or("a program (.seq) needs --slowdown S to be scheduled first")?;
+        Ok(
+            design_for(&p, s, self.strategy)
+                .map_err(|e| format!("{}: {e}", self.file.display()))?,
+        )
+    }
+}
+
+/// `tessera rtl (DESIGN.st | FILE.seq --slowdown S) -o OUT.v [--testbench] [--random SEED]
+/// [--frames N]`.
 ///
 /// With `--testbench`, writes `tb.v`, `in.bin` (random inputs in the design's input
 /// layouts), `clkgen.v` (Icarus) and `main.cpp` (Verilator) beside `OUT.v`.
-pub fn rtl(file: &Path, out: &Path, tb: bool, seed: u64, frames: usize) -> CliResult {
-    let d = load_design(file)?;
+pub fn rtl(src: &DesignSource, out: &Path, tb: bool, seed: u64, frames: usize) -> CliResult {
+    let d = src.design()?;
     let r = emit(&d)?;
     write(out, &r.verilog)?;
     let mut wrote = vec![out.display().to_string()];
@@ -83,10 +116,14 @@ fn write(p: &Path, text: &str) -> Result<(), String> {
 
 /// The options of `tessera verify`.
 pub struct VerifyArgs<'a> {
-    /// The design.
-    pub design: &'a Path,
-    /// Its program.
-    pub program: &'a Path,
+    /// A design (.st) or a program (.seq).
+    pub file: &'a Path,
+    /// For a design: its program.
+    pub program: Option<&'a Path>,
+    /// For a program: the slowdowns to schedule and verify.
+    pub slowdowns: Vec<u64>,
+    /// For a program: the scheduler.
+    pub strategy: Strategy,
     /// `icarus` or `verilator`.
     pub sim: &'a str,
     /// Random seed.
@@ -99,11 +136,52 @@ pub struct VerifyArgs<'a> {
     pub json: bool,
 }
 
-/// `tessera verify DESIGN.st --program FILE.seq [--sim S] [--random SEED] [--json]`:
-/// emit, lint, simulate, compare. Prints one line per design; exits 0 only if all pass.
+/// `tessera verify (DESIGN.st --program FILE.seq | FILE.seq SLOWDOWNS) [--sim S]
+/// [--random SEED] [--json]`: (schedule,) emit, lint, simulate, compare. Prints one line per
+/// design; exits 0 only if all pass.
 pub fn verify(a: &VerifyArgs) -> CliResult {
-    let d = load_design(a.design)?;
-    let p = load_program(a.program)?;
+    let is_program = a.file.extension().is_some_and(|e| e == "seq");
+    let (p, designs) = if is_program {
+        let p = load_program(a.file)?;
+        if a.slowdowns.is_empty() {
+            return Err("say which slowdowns: --slowdown S, --slowdowns LIST or --all".into());
+        }
+        let designs = a
+            .slowdowns
+            .iter()
+            .map(|&s| design_for(&p, s, a.strategy).map_err(|e| format!("slowdown {s}: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        (p, designs)
+    } else {
+        let program = a
+            .program
+            .ok_or("a design (.st) needs --program FILE.seq to be compared with")?;
+        (load_program(program)?, vec![load_design(a.file)?])
+    };
+    let mut all_passed = true;
+    let mut reports = Vec::new();
+    for d in &designs {
+        let (passed, report) = verify_one(a, d, &p)?;
+        all_passed &= passed;
+        reports.push(report);
+    }
+    if a.json {
+        let doc = if is_program {
+            serde_json::Value::Array(reports)
+        } else {
+            reports.remove(0)
+        };
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    }
+    Ok(if all_passed { 0 } else { 1 })
+}
+
+/// Verifies one design; prints its line unless JSON was asked for.
+fn verify_one(
+    a: &VerifyArgs,
+    d: &Design,
+    p: &crate::seq::Program,
+) -> Result<(bool, serde_json::Value), Box<dyn std::error::Error>> {
     let sim = Simulator::parse(a.sim)?;
     for t in sim.tools().iter().chain(&["verilator"]) {
         if crate::rtl::tools::find_tool(t).is_none() {
@@ -117,7 +195,9 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
     if a.frames < 1 {
         return Err("--frames must be at least 1".into());
     }
+    let per_design = a.file.extension().is_some_and(|e| e == "seq");
     let dir = match a.work {
+        Some(w) if per_design => w.join(crate::rtl::netlist::ident(&d.name)),
         Some(w) => w.to_path_buf(),
         None => std::env::temp_dir().join(format!(
             "tessera-verify-{}-{}",
@@ -132,11 +212,10 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         lint: true,
         rtl: RtlOptions::default(),
     };
-    let v = verify_rtl(&d, &p, &dir, &opts)?;
+    let v = verify_rtl(d, p, &dir, &opts)?;
     let passed = v.passed();
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&verify_json(&v, &dir))?);
-    } else {
+    let report = verify_json(&v, &dir);
+    if !a.json {
         println!("{}", verify_line(&v));
         if let Some(Err(e)) = &v.lint {
             println!("  {}", e.trim_end().replace('\n', "\n  "));
@@ -151,7 +230,7 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
     if passed && a.work.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    Ok(if passed { 0 } else { 1 })
+    Ok((passed, report))
 }
 
 fn verify_line(v: &RtlVerification) -> String {

@@ -6,6 +6,7 @@ use crate::schedule::slowdown::{default_slowdowns, max_slowdown};
 use crate::seq::{load_program, Program};
 use crate::st::area::{area, Weights};
 use crate::st::latency::design_latency;
+use crate::st::Design;
 use std::path::Path;
 
 /// Which scheduler builds the design.
@@ -14,6 +15,46 @@ pub enum Strategy {
     /// Aetherling's algorithm (PLDI 2020): enumerate output layouts, lower back to front,
     /// the first consumer of a shared value fixes its layout, reshapes where types disagree.
     Aetherling,
+}
+
+/// The design `strategy` chooses for `p` at slowdown `s`, latency-matched.
+pub fn design_for(p: &Program, s: u64, strategy: Strategy) -> Result<Design, String> {
+    match strategy {
+        Strategy::Aetherling => aetherling::schedule(p, s).map(|g| g.design),
+    }
+}
+
+/// The slowdowns a command should cover: one, a list, or every default slowdown.
+pub fn slowdown_list(
+    p: &Program,
+    one: Option<u64>,
+    list: Option<&str>,
+    all: bool,
+) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    if let Some(s) = one {
+        out.push(s);
+    }
+    if let Some(text) = list {
+        for part in text.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            let s: u64 = part
+                .parse()
+                .map_err(|_| format!("--slowdowns: `{part}` is not a whole number"))?;
+            out.push(s);
+        }
+    }
+    if all {
+        out.extend(default_slowdowns(p));
+    }
+    if out.is_empty() {
+        return Err("say which slowdowns: --slowdown S, --slowdowns LIST or --all".into());
+    }
+    if out.contains(&0) {
+        return Err("a slowdown is a number of clocks: at least 1".into());
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// `tessera schedule FILE.seq --slowdown S [--strategy ..] [-o DESIGN.st] [--json]`.
