@@ -30,11 +30,7 @@ fn saturation(c: &mut Criterion) {
         let report = saturate_program(&program, &rules, &cfg).report;
         println!(
             "{}: {} e-nodes, {} e-classes, {} iterations ({})",
-            program.name,
-            report.nodes,
-            report.classes,
-            report.iterations,
-            report.stop
+            program.name, report.nodes, report.classes, report.iterations, report.stop
         );
         group.bench_function(&program.name, |b| {
             b.iter(|| saturate_program(&program, &rules, &cfg).report.nodes)

@@ -174,10 +174,9 @@ fn lane_text(l: &Lane) -> String {
 }
 
 /// `tessera area DESIGN.st [--json]`: the model area by operator.
-pub fn area_cmd(file: &Path, json: bool) -> CliResult {
-    let d = load_design(file)?;
+pub fn area_cmd(d: &Design, json: bool) -> CliResult {
     let w = Weights::default();
-    let r = area(&d);
+    let r = area(d);
     if json {
         let by_op: serde_json::Map<String, serde_json::Value> = r
             .by_op

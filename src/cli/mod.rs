@@ -86,12 +86,32 @@ enum Command {
         #[command(flatten)]
         sat: SatArgs,
     },
+    /// Explore the area/throughput front of a program with the e-graph scheduler.
+    ///
+    /// One row per slowdown: throughput (output atoms per clock), the model area (vector and
+    /// scalar), the stream graph's size, the chosen input and output layouts, whether the
+    /// row is Pareto-optimal, and the Aetherling baseline's area beside it.
+    Explore {
+        /// The program file (.seq).
+        file: PathBuf,
+        /// Comma-separated slowdowns (default: every divisor-friendly slowdown up to the
+        /// maximum, as `tessera slowdowns` lists them).
+        #[arg(long, value_name = "LIST")]
+        slowdowns: Option<String>,
+        /// Only slowdowns up to N (with the default list).
+        #[arg(long, value_name = "N")]
+        max_slowdown: Option<u64>,
+        /// Print the rows as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Schedule a program (.seq) at a slowdown: the least-area space-time design.
     ///
     /// The slowdown is the number of clocks the design takes for one whole input (1 = fully
     /// parallel). Prints the design in the .st format (or writes it with -o) and a summary
     /// line on stderr: output layout, latency, model area. If the slowdown cannot be met,
-    /// says which slowdowns near it can. Strategy `aetherling` is Aetherling's own algorithm.
+    /// says which slowdowns near it can. Strategy `egraph` (the default) is Tessera's e-graph
+    /// scheduler; `aetherling` is Aetherling's own algorithm.
     Schedule {
         /// The program file (.seq).
         file: PathBuf,
@@ -99,11 +119,15 @@ enum Command {
         #[arg(long, value_name = "S")]
         slowdown: u64,
         /// Which scheduler to use.
-        #[arg(long, value_enum, default_value = "aetherling")]
+        #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
         /// Write the design (.st) here instead of printing it.
         #[arg(short = 'o', long = "output", value_name = "DESIGN.st")]
         output: Option<PathBuf>,
+        /// With the e-graph strategy: extract the top scope exactly by ILP (needs a build
+        /// with `--features lp` and CBC; practical for small programs only).
+        #[arg(long)]
+        exact: bool,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -163,8 +187,14 @@ enum Command {
     },
     /// Print the model area of a design (.st) by operator (docs/area-model.md).
     Area {
-        /// The design file (.st).
+        /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
         design: PathBuf,
+        /// For a program: the slowdown to schedule it at.
+        #[arg(long, value_name = "S")]
+        slowdown: Option<u64>,
+        /// For a program: the scheduler.
+        #[arg(long, value_enum, default_value = "egraph")]
+        strategy: schedule_cmds::Strategy,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -186,7 +216,7 @@ enum Command {
         #[arg(long, value_name = "S")]
         slowdown: Option<u64>,
         /// For a program: the scheduler.
-        #[arg(long, value_enum, default_value = "aetherling")]
+        #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
         /// The Verilog file to write.
         #[arg(short, long, value_name = "OUT.v")]
@@ -224,7 +254,7 @@ enum Command {
         #[arg(long)]
         all: bool,
         /// For a program: the scheduler.
-        #[arg(long, value_enum, default_value = "aetherling")]
+        #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
         /// The simulator: icarus or verilator.
         #[arg(long, default_value = "icarus")]
@@ -280,8 +310,15 @@ pub fn main() -> i32 {
             slowdown,
             strategy,
             output,
+            exact,
             json,
-        } => schedule_cmds::schedule(&file, slowdown, strategy, output.as_deref(), json),
+        } => schedule_cmds::schedule(&file, slowdown, strategy, output.as_deref(), exact, json),
+        Command::Explore {
+            file,
+            slowdowns,
+            max_slowdown,
+            json,
+        } => schedule_cmds::explore(&file, slowdowns.as_deref(), max_slowdown, json),
         Command::Check { file, json } => {
             if file.extension().is_some_and(|e| e == "st") {
                 design_cmds::check(&file, json)
@@ -298,15 +335,23 @@ pub fn main() -> i32 {
         } => design_cmds::sim(&design, &program, random, frames, json),
         Command::Area {
             design,
+            slowdown,
+            strategy,
             json,
             yosys,
-        } => {
-            if yosys {
-                rtl_cmds::area_yosys(&design, json)
-            } else {
-                design_cmds::area_cmd(&design, json)
-            }
+        } => rtl_cmds::DesignSource {
+            file: &design,
+            slowdown,
+            strategy,
         }
+        .design()
+        .and_then(|d| {
+            if yosys {
+                rtl_cmds::area_yosys(&d, json)
+            } else {
+                design_cmds::area_cmd(&d, json)
+            }
+        }),
         Command::Rtl {
             design,
             slowdown,

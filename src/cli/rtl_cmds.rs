@@ -31,7 +31,7 @@ impl DesignSource<'_> {
     }
 
     /// The design: read from the file, or scheduled from the program.
-    fn design(&self) -> Result<Design, Box<dyn std::error::Error>> {
+    pub fn design(&self) -> Result<Design, Box<dyn std::error::Error>> {
         if !self.is_program() {
             return Ok(load_design(self.file)?);
         }
@@ -286,8 +286,7 @@ fn verify_json(v: &RtlVerification, dir: &Path) -> serde_json::Value {
 
 /// `tessera area DESIGN.st --yosys [--json]`: Yosys `synth_xilinx` cell counts beside the
 /// model area.
-pub fn area_yosys(file: &Path, json: bool) -> CliResult {
-    let d = load_design(file)?;
+pub fn area_yosys(d: &Design, json: bool) -> CliResult {
     if crate::rtl::tools::find_tool("yosys").is_none() {
         return Err("yosys not found on PATH; install it with apt-get install -y yosys".into());
     }
@@ -296,10 +295,10 @@ pub fn area_yosys(file: &Path, json: bool) -> CliResult {
         crate::rtl::netlist::ident(&d.name),
         std::process::id()
     ));
-    let s = synth_design(&d, &dir, &RtlOptions::default())?;
+    let s = synth_design(d, &dir, &RtlOptions::default())?;
     let _ = std::fs::remove_dir_all(&dir);
     let w = Weights::default();
-    let m = area(&d).total;
+    let m = area(d).total;
     if json {
         let doc = serde_json::json!({
             "design": d.name,

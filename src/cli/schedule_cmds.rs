@@ -1,8 +1,8 @@
 //! `tessera schedule`: a program and a slowdown to a space-time design.
 
 use super::CliResult;
-use crate::schedule::aetherling;
 use crate::schedule::slowdown::{default_slowdowns, max_slowdown};
+use crate::schedule::{aetherling, egraph};
 use crate::seq::{load_program, Program};
 use crate::st::area::{area, Weights};
 use crate::st::latency::design_latency;
@@ -12,6 +12,10 @@ use std::path::Path;
 /// Which scheduler builds the design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Strategy {
+    /// Tessera's e-graph scheduler: saturate with the sequence algebra, lower every e-class
+    /// in every candidate layout into a stream graph, extract the least model area (DAG-aware,
+    /// each input in one layout; output layouts compared with their FIFOs).
+    Egraph,
     /// Aetherling's algorithm (PLDI 2020): enumerate output layouts, lower back to front,
     /// the first consumer of a shared value fixes its layout, reshapes where types disagree.
     Aetherling,
@@ -21,6 +25,7 @@ pub enum Strategy {
 pub fn design_for(p: &Program, s: u64, strategy: Strategy) -> Result<Design, String> {
     match strategy {
         Strategy::Aetherling => aetherling::schedule(p, s).map(|g| g.design),
+        Strategy::Egraph => egraph::schedule(p, s, &egraph::Options::default()).map(|g| g.design),
     }
 }
 
@@ -57,20 +62,71 @@ pub fn slowdown_list(
     Ok(out)
 }
 
-/// `tessera schedule FILE.seq --slowdown S [--strategy ..] [-o DESIGN.st] [--json]`.
+/// What a strategy returns, for printing.
+struct Got {
+    design: crate::st::Design,
+    name: &'static str,
+    summary: String,
+    json: serde_json::Value,
+}
+
+/// `tessera schedule FILE.seq --slowdown S [--strategy ..] [--exact] [-o DESIGN.st] [--json]`.
 pub fn schedule(
     file: &Path,
     slowdown: u64,
     strategy: Strategy,
     out: Option<&Path>,
+    exact: bool,
     json: bool,
 ) -> CliResult {
     let p = load_program(file)?;
+    if exact && strategy != Strategy::Egraph {
+        return Err("--exact applies to the egraph strategy only".into());
+    }
     if slowdown == 0 {
         return Err("the slowdown is a number of clocks: at least 1".into());
     }
-    let Strategy::Aetherling = strategy;
-    let got = match aetherling::schedule(&p, slowdown) {
+    let got = match strategy {
+        Strategy::Aetherling => aetherling::schedule(&p, slowdown).map(|b| Got {
+            design: b.design,
+            name: "aetherling",
+            summary: format!(
+                "{} of {} output layouts scheduled",
+                b.candidates_ok, b.candidates_tried
+            ),
+            json: serde_json::json!({"tried": b.candidates_tried, "scheduled": b.candidates_ok}),
+        }),
+        Strategy::Egraph => egraph::schedule(
+            &p,
+            slowdown,
+            &egraph::Options {
+                exact,
+                ..egraph::Options::default()
+            },
+        ).map(|g| {
+            Got {
+                summary: format!(
+                    "e-graph {} e-nodes / {} e-classes, stream graph {} nodes / {} classes{}, {} of {} roots built",
+                    g.seq_nodes,
+                    g.seq_classes,
+                    g.egraph_nodes,
+                    g.egraph_classes,
+                    if g.truncated { " (truncated)" } else { "" },
+                    g.roots_ok,
+                    g.roots_tried
+                ),
+                json: serde_json::json!({
+                    "tried": g.roots_tried,
+                    "scheduled": g.roots_ok,
+                    "egraph": {"nodes": g.seq_nodes, "classes": g.seq_classes},
+                    "stream_graph": {"nodes": g.egraph_nodes, "classes": g.egraph_classes, "truncated": g.truncated},
+                }),
+                design: g.design,
+                name: "egraph",
+            }
+        }),
+    };
+    let got = match got {
         Ok(got) => got,
         Err(e) => {
             let near = nearest_feasible(&p, slowdown);
@@ -104,7 +160,7 @@ pub fn schedule(
             .collect();
         let doc = serde_json::json!({
             "program": p.name,
-            "strategy": "aetherling",
+            "strategy": got.name,
             "slowdown": slowdown,
             "inputs": inputs,
             "output": d.output_layout().to_string(),
@@ -116,7 +172,7 @@ pub fn schedule(
                 "dsp": report.total.dsp,
                 "scalar": report.total.scalar(&Weights::default()),
             },
-            "candidates": {"tried": got.candidates_tried, "scheduled": got.candidates_ok},
+            "candidates": got.json,
             "design": if out.is_some() { serde_json::Value::Null } else { text.clone().into() },
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -127,16 +183,16 @@ pub fn schedule(
     }
     let a = &report.total;
     eprintln!(
-        "; {} at slowdown {slowdown} (aetherling strategy): output {}, latency {latency}, area {:.1} (logic {}, ff {} bits, ram {} bits, dsp {}); {} of {} output layouts scheduled",
+        "; {} at slowdown {slowdown} ({} strategy): output {}, latency {latency}, area {:.1} (logic {}, ff {} bits, ram {} bits, dsp {}); {}",
         p.name,
+        got.name,
         d.output_layout(),
         a.scalar(&Weights::default()),
         a.logic,
         a.ff_bits,
         a.ram_bits,
         a.dsp,
-        got.candidates_ok,
-        got.candidates_tried
+        got.summary
     );
     Ok(0)
 }
@@ -166,4 +222,49 @@ fn nearest_feasible(p: &Program, s: u64) -> Vec<u64> {
         }
     }
     below.into_iter().chain(above).collect()
+}
+
+/// `tessera explore FILE.seq [--slowdowns LIST | --max-slowdown N] [--json]`.
+pub fn explore(file: &Path, list: Option<&str>, max: Option<u64>, json: bool) -> CliResult {
+    let p = load_program(file)?;
+    let mut slowdowns = slowdown_list(&p, None, list, list.is_none())?;
+    if let Some(m) = max {
+        slowdowns.retain(|s| *s <= m);
+    }
+    let rows = egraph::explore(&p, &slowdowns, &egraph::Options::default());
+    if json {
+        let doc = serde_json::json!({"program": p.name, "rows": rows});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(0);
+    }
+    println!(
+        "{:>9} {:>10} {:>10} {:>10} {:>7} {:>14}  {:<8} input -> output",
+        "slowdown", "throughput", "area", "baseline", "pareto", "stream graph", "vector"
+    );
+    for r in &rows {
+        let fmt = |a: Option<f64>| a.map_or("-".to_string(), |a| format!("{a:.1}"));
+        let vector = r.area_vec.map_or("-".to_string(), |a| {
+            format!(
+                "l{}/ff{}/ram{}/dsp{}",
+                a.logic, a.ff_bits, a.ram_bits, a.dsp
+            )
+        });
+        println!(
+            "{:>9} {:>10.3} {:>10} {:>10} {:>7} {:>14}  {:<8} {} -> {}{}",
+            r.slowdown,
+            r.throughput,
+            fmt(r.area),
+            fmt(r.baseline),
+            if r.pareto { "*" } else { "" },
+            format!("{}n/{}c", r.egraph_nodes, r.egraph_classes),
+            vector,
+            r.inputs.join(", "),
+            r.output,
+            r.error.as_ref().map_or(String::new(), |e| format!(
+                "  ({})",
+                e.lines().next().unwrap_or("")
+            )),
+        );
+    }
+    Ok(0)
 }

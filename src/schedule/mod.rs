@@ -1,4 +1,5 @@
 //! Scheduling: from a sequence program and a slowdown to the least-area space-time design.
 
 pub mod aetherling;
+pub mod egraph;
 pub mod slowdown;

@@ -1,0 +1,479 @@
+//! Least-area extraction from the stream graph and the design it denotes.
+//!
+//! Costs are the area model's: a node costs its own area, plus its body's cost times the
+//! number of body copies it instantiates, plus its children's costs. The greedy extractor
+//! computes, for every stream class, the least such cost by a Bellman-Ford style fixed point
+//! (the graph has cycles: relabels in both directions, reshapes between views), choosing
+//! the first cheapest node for ties. The chosen selection is then built as a DAG: a class
+//! used twice in one scope is built once (its area paid once), so the design's area is at
+//! most the extraction's tree cost.
+
+use super::graph::{emit, How, StreamGraph};
+use crate::st::area::Weights;
+use crate::st::design::BodyId;
+use crate::st::{Design, Layout, NodeId as StId, StOp};
+use std::collections::{BTreeMap, HashMap};
+
+/// Per class: the least cost and the node that achieves it.
+pub type Choice = Vec<(f64, Option<usize>)>;
+
+/// DAG-aware greedy choice per class (extraction-gym's "greedy DAG"): a node's cost is the
+/// area of the union of the classes its chosen sub-DAG reaches (each paid once), so a
+/// value shared by two consumers is not paid twice. Bodies are separate scopes: a body's
+/// cost is its root's total, times the node's multiplicity. `input_ok(k, norm)` says
+/// whether program input `k` may be declared in a layout of normal form `norm`.
+pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) -> bool) -> Choice {
+    use std::rc::Rc;
+    let n = g.classes.len();
+    let mut best: Choice = vec![(f64::INFINITY, None); n];
+    let mut sets: Vec<Option<Rc<HashMap<usize, f64>>>> = vec![None; n];
+    let own: Vec<Vec<f64>> = g
+        .classes
+        .iter()
+        .map(|c| c.nodes.iter().map(|nd| nd.own.scalar(w)).collect())
+        .collect();
+    for _round in 0..=n.min(200) {
+        let mut changed = false;
+        for (ci, c) in g.classes.iter().enumerate() {
+            'nodes: for (ni, nd) in c.nodes.iter().enumerate() {
+                if let How::Input(k) = nd.how {
+                    if !input_ok(k, &c.key.norm) {
+                        continue;
+                    }
+                }
+                let mut mine = own[ci][ni];
+                if let Some((b, _, _)) = &nd.body {
+                    mine += best[*b].0 * nd.mult as f64;
+                }
+                if !mine.is_finite() {
+                    continue;
+                }
+                // Union of the children's sets, starting from the largest.
+                let mut kids: Vec<&Rc<HashMap<usize, f64>>> = Vec::new();
+                for (k, _) in &nd.kids {
+                    match &sets[*k] {
+                        Some(s) => kids.push(s),
+                        None => continue 'nodes,
+                    }
+                }
+                kids.sort_by_key(|s| std::cmp::Reverse(s.len()));
+                let mut total = mine;
+                let union: Option<HashMap<usize, f64>> = if kids.is_empty() {
+                    Some(HashMap::new())
+                } else {
+                    let first = kids[0];
+                    if first.contains_key(&ci) {
+                        continue;
+                    }
+                    total += best[nd
+                        .kids
+                        .iter()
+                        .map(|(k, _)| *k)
+                        .find(|k| sets[*k].as_ref().is_some_and(|s| Rc::ptr_eq(s, first)))
+                        .unwrap_or(nd.kids[0].0)]
+                    .0;
+                    let mut u: Option<HashMap<usize, f64>> = None;
+                    for s in &kids[1..] {
+                        for (k, v) in s.iter() {
+                            if *k == ci {
+                                continue 'nodes;
+                            }
+                            if !first.contains_key(k)
+                                && !u.as_ref().is_some_and(|u| u.contains_key(k))
+                            {
+                                total += v;
+                                u.get_or_insert_with(|| (**first).clone()).insert(*k, *v);
+                            }
+                        }
+                    }
+                    Some(u.unwrap_or_else(|| (**first).clone()))
+                };
+                if total + 1e-9 < best[ci].0 {
+                    let mut u = union.unwrap_or_default();
+                    u.insert(ci, mine);
+                    best[ci] = (total, Some(ni));
+                    sets[ci] = Some(Rc::new(u));
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    best
+}
+
+/// The normal forms each program input is used in by the selection rooted at `root`.
+pub fn used_inputs(g: &StreamGraph, choice: &Choice, root: usize) -> BTreeMap<usize, Vec<Layout>> {
+    let mut out: BTreeMap<usize, Vec<Layout>> = BTreeMap::new();
+    let mut seen = vec![false; g.classes.len()];
+    let mut stack = vec![root];
+    while let Some(c) = stack.pop() {
+        if std::mem::replace(&mut seen[c], true) {
+            continue;
+        }
+        let Some(ni) = choice[c].1 else { continue };
+        let nd = &g.classes[c].nodes[ni];
+        if let How::Input(k) = nd.how {
+            let v = out.entry(k).or_default();
+            if !v.contains(&nd.out) {
+                v.push(nd.out.clone());
+            }
+        }
+        stack.extend(nd.kids.iter().map(|(k, _)| *k));
+        if let Some((b, _, _)) = &nd.body {
+            stack.push(*b);
+        }
+    }
+    out
+}
+
+/// Builds the design of the selection.
+pub struct Builder<'g, 'a> {
+    g: &'g StreamGraph<'a>,
+    choice: &'g Choice,
+    /// The design under construction.
+    pub d: Design,
+    inputs: Vec<StId>,
+    bodies: HashMap<(usize, Vec<Layout>, Layout), BodyId>,
+}
+
+impl<'g, 'a> Builder<'g, 'a> {
+    /// A builder whose design declares the inputs `inputs` (name, layout) in order.
+    pub fn new(
+        g: &'g StreamGraph<'a>,
+        choice: &'g Choice,
+        name: &str,
+        inputs: &[(String, Layout)],
+    ) -> Result<Self, String> {
+        let mut d = Design::new(name);
+        let mut ids = Vec::new();
+        for (n, l) in inputs {
+            ids.push(d.add_input(n.clone(), l.clone())?);
+        }
+        Ok(Builder {
+            g,
+            choice,
+            d,
+            inputs: ids,
+            bodies: HashMap::new(),
+        })
+    }
+
+    /// `id` in exactly layout `want` (a wiring reshape if only the normal forms agree).
+    fn fix(&mut self, id: StId, want: &Layout) -> Result<StId, String> {
+        let got = self.d.layout(id).clone();
+        if got == *want {
+            return Ok(id);
+        }
+        self.d.add(
+            StOp::Reshape {
+                from: got,
+                to: want.clone(),
+            },
+            &[id],
+        )
+    }
+
+    /// Builds class `c` in the current scope (arguments `args`).
+    pub fn build(
+        &mut self,
+        c: usize,
+        memo: &mut HashMap<usize, StId>,
+        args: &[StId],
+    ) -> Result<StId, String> {
+        if let Some(id) = memo.get(&c) {
+            return Ok(*id);
+        }
+        let ni = self.choice[c]
+            .1
+            .ok_or_else(|| format!("stream class {c} has no finite-cost node"))?;
+        let nd = &self.g.classes[c].nodes[ni];
+        let id = match &nd.how {
+            How::Input(k) => *self.inputs.get(*k).ok_or("input out of range")?,
+            How::Arg(k, _) => *args.get(usize::from(*k)).ok_or("argument out of range")?,
+            how => {
+                let mut kids = Vec::new();
+                for (k, want) in &nd.kids {
+                    let id = self.build(*k, memo, args)?;
+                    kids.push(self.fix(id, want)?);
+                }
+                let body = match &nd.body {
+                    Some((b, params, root)) => Some(self.build_body(*b, params, root)?),
+                    None => None,
+                };
+                emit(&mut self.d, how, &kids, body)?
+            }
+        };
+        memo.insert(c, id);
+        Ok(id)
+    }
+
+    fn build_body(&mut self, b: usize, params: &[Layout], root: &Layout) -> Result<BodyId, String> {
+        let key = (b, params.to_vec(), root.clone());
+        if let Some(id) = self.bodies.get(&key) {
+            return Ok(*id);
+        }
+        let mut args = Vec::new();
+        for (k, p) in params.iter().enumerate() {
+            let k = u8::try_from(k).map_err(|_| "too many parameters")?;
+            args.push(self.d.add_arg(k, p.clone())?);
+        }
+        let mut memo = HashMap::new();
+        let r = self.build(b, &mut memo, &args)?;
+        let r = self.fix(r, root)?;
+        let id = self.d.add_body(params.to_vec(), r)?;
+        self.bodies.insert(key, id);
+        Ok(id)
+    }
+
+    /// Builds the top-level class `root` as the output, in exactly layout `out`.
+    pub fn finish(mut self, root: usize, out: &Layout) -> Result<Design, String> {
+        let mut memo = HashMap::new();
+        let r = self.build(root, &mut memo, &[])?;
+        let r = self.fix(r, out)?;
+        self.d.set_output(r)?;
+        Ok(self.d)
+    }
+}
+
+/// The DAG cost of the selection rooted at `root`: within one scope every class is paid
+/// once; a body is paid once per hardware copy (times the node's multiplicity). Infinite
+/// if the selection is cyclic or reaches a class without a choice.
+pub fn dag_cost(g: &StreamGraph, choice: &Choice, root: usize, w: &Weights) -> f64 {
+    let mut body_memo: HashMap<usize, f64> = HashMap::new();
+    scope_cost(g, choice, root, w, &mut body_memo, 0)
+}
+
+fn scope_cost(
+    g: &StreamGraph,
+    choice: &Choice,
+    root: usize,
+    w: &Weights,
+    body_memo: &mut HashMap<usize, f64>,
+    depth: usize,
+) -> f64 {
+    if depth > 64 {
+        return f64::INFINITY;
+    }
+    // 1: in progress, 2: done.
+    let mut state: HashMap<usize, u8> = HashMap::new();
+    let mut total = 0.0;
+    // Iterative DFS with explicit enter/exit to detect cycles.
+    let mut stack = vec![(root, false)];
+    while let Some((c, exit)) = stack.pop() {
+        if exit {
+            state.insert(c, 2);
+            continue;
+        }
+        match state.get(&c) {
+            Some(2) => continue,
+            Some(_) => return f64::INFINITY,
+            None => {}
+        }
+        let Some(ni) = choice[c].1 else {
+            return f64::INFINITY;
+        };
+        state.insert(c, 1);
+        stack.push((c, true));
+        let nd = &g.classes[c].nodes[ni];
+        total += nd.own.scalar(w);
+        if let Some((b, _, _)) = &nd.body {
+            let bc = match body_memo.get(b) {
+                Some(v) => *v,
+                None => {
+                    let v = scope_cost(g, choice, *b, w, body_memo, depth + 1);
+                    body_memo.insert(*b, v);
+                    v
+                }
+            };
+            total += bc * nd.mult as f64;
+        }
+        for (k, _) in &nd.kids {
+            match state.get(k) {
+                Some(2) => {}
+                Some(_) => return f64::INFINITY,
+                None => stack.push((*k, false)),
+            }
+        }
+    }
+    total
+}
+
+/// Classes reachable from `root` under the selection (all scopes), in visit order.
+fn reachable(g: &StreamGraph, choice: &Choice, root: usize) -> Vec<usize> {
+    let mut seen = vec![false; g.classes.len()];
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(c) = stack.pop() {
+        if std::mem::replace(&mut seen[c], true) {
+            continue;
+        }
+        out.push(c);
+        let Some(ni) = choice[c].1 else { continue };
+        let nd = &g.classes[c].nodes[ni];
+        stack.extend(nd.kids.iter().rev().map(|(k, _)| *k));
+        if let Some((b, _, _)) = &nd.body {
+            stack.push(*b);
+        }
+    }
+    out
+}
+
+/// DAG-aware improvement of a greedy selection: switches one class at a time to another
+/// of its nodes (whose unselected descendants follow the greedy choice) when that lowers
+/// the DAG cost; repeats until no switch helps (at most `passes` rounds).
+pub fn improve(
+    g: &StreamGraph,
+    choice: &mut Choice,
+    root: usize,
+    w: &Weights,
+    input_ok: &dyn Fn(usize, &Layout) -> bool,
+    passes: usize,
+) -> f64 {
+    let mut best = dag_cost(g, choice, root, w);
+    for _ in 0..passes {
+        let mut improved = false;
+        for c in reachable(g, choice, root) {
+            let Some(cur) = choice[c].1 else { continue };
+            for alt in 0..g.classes[c].nodes.len() {
+                if alt == cur || choice[c].1 != Some(cur) {
+                    continue;
+                }
+                let nd = &g.classes[c].nodes[alt];
+                if let How::Input(k) = nd.how {
+                    if !input_ok(k, &g.classes[c].key.norm) {
+                        continue;
+                    }
+                }
+                if nd.kids.iter().any(|(k, _)| !choice[*k].0.is_finite())
+                    || nd
+                        .body
+                        .as_ref()
+                        .is_some_and(|(b, _, _)| !choice[*b].0.is_finite())
+                {
+                    continue;
+                }
+                choice[c].1 = Some(alt);
+                let cost = dag_cost(g, choice, root, w);
+                if cost + 1e-9 < best {
+                    best = cost;
+                    improved = true;
+                    break;
+                }
+                choice[c].1 = Some(cur);
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    best
+}
+
+/// Exact extraction of the top-level scope by integer linear programming (CBC), for the
+/// selection rooted at `root`. One binary per node and per class of the top scope reachable
+/// from the root: the root is active, an active class picks exactly one node, a picked
+/// node activates its children, each program input is declared in at most one layout, and
+/// integer levels forbid cyclic selections. A node costs its own area plus, for a body,
+/// the body's greedy DAG cost (from `greedy`) times its multiplicity: bodies are separate
+/// scopes paid per copy, which is not linear, so they keep the greedy choice.
+#[cfg(feature = "lp")]
+pub fn choose_ilp(
+    g: &StreamGraph,
+    w: &Weights,
+    greedy: &Choice,
+    root: usize,
+) -> Result<(Choice, f64), String> {
+    use coin_cbc::{Model, Sense};
+    // The top-scope classes reachable from the root through any node.
+    let mut idx: HashMap<usize, usize> = HashMap::new();
+    let mut order = Vec::new();
+    let mut stack = vec![root];
+    while let Some(c) = stack.pop() {
+        if idx.contains_key(&c) || g.classes[c].key.ctx != g.classes[root].key.ctx {
+            continue;
+        }
+        idx.insert(c, order.len());
+        order.push(c);
+        for nd in &g.classes[c].nodes {
+            stack.extend(nd.kids.iter().map(|(k, _)| *k));
+        }
+    }
+    let big = order.len() as f64 + 1.0;
+    let mut m = Model::default();
+    m.set_parameter("log", "0");
+    m.set_obj_sense(Sense::Minimize);
+    let active: Vec<_> = order.iter().map(|_| m.add_binary()).collect();
+    let level: Vec<_> = order
+        .iter()
+        .map(|_| {
+            let t = m.add_integer();
+            m.set_col_lower(t, 0.0);
+            m.set_col_upper(t, big);
+            t
+        })
+        .collect();
+    let root_row = m.add_row();
+    m.set_row_equal(root_row, 1.0);
+    m.set_weight(root_row, active[0], 1.0);
+    let mut picks: Vec<Vec<(usize, coin_cbc::Col)>> = vec![Vec::new(); order.len()];
+    let mut inputs: BTreeMap<usize, Vec<coin_cbc::Col>> = BTreeMap::new();
+    for (i, &c) in order.iter().enumerate() {
+        let one = m.add_row();
+        m.set_row_equal(one, 0.0);
+        m.set_weight(one, active[i], -1.0);
+        for (ni, nd) in g.classes[c].nodes.iter().enumerate() {
+            let body = match &nd.body {
+                Some((b, _, _)) => greedy[*b].0 * nd.mult as f64,
+                None => 0.0,
+            };
+            if !body.is_finite() || nd.kids.iter().any(|(k, _)| !idx.contains_key(k)) {
+                continue;
+            }
+            let x = m.add_binary();
+            m.set_obj_coeff(x, nd.own.scalar(w) + body);
+            m.set_weight(one, x, 1.0);
+            picks[i].push((ni, x));
+            if let How::Input(k) = nd.how {
+                inputs.entry(k).or_default().push(x);
+            }
+            for (k, _) in &nd.kids {
+                let j = idx[k];
+                // x <= active[k]
+                let r = m.add_row();
+                m.set_row_upper(r, 0.0);
+                m.set_weight(r, x, 1.0);
+                m.set_weight(r, active[j], -1.0);
+                // level[i] >= level[j] + 1 - big * (1 - x)
+                let r = m.add_row();
+                m.set_row_lower(r, 1.0 - big);
+                m.set_weight(r, level[i], 1.0);
+                m.set_weight(r, level[j], -1.0);
+                m.set_weight(r, x, -big);
+            }
+        }
+    }
+    for xs in inputs.values() {
+        let r = m.add_row();
+        m.set_row_upper(r, 1.0);
+        for x in xs {
+            m.set_weight(r, *x, 1.0);
+        }
+    }
+    let sol = m.solve();
+    if !sol.raw().is_proven_optimal() {
+        return Err("the ILP has no proven optimum".into());
+    }
+    let mut choice = greedy.clone();
+    for (i, &c) in order.iter().enumerate() {
+        choice[c].1 = None;
+        for (ni, x) in &picks[i] {
+            if sol.col(*x) > 0.5 {
+                choice[c].1 = Some(*ni);
+            }
+        }
+    }
+    Ok((choice, sol.raw().obj_value()))
+}

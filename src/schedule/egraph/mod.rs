@@ -1,0 +1,411 @@
+//! The e-graph scheduler (issue 5): least-area space-time designs by equality saturation.
+//!
+//! 1. **Phase 1** saturates the program with the sequence algebra (`rules/seq`), so every
+//!    e-class holds the equivalent nestings of its value (bounded by [`Options::phase1`]).
+//! 2. **Phase 2** builds the stream graph ([`graph`]): stream classes `(at CTX L v)` keyed by
+//!    the normal form of `L`, with one lowering per e-node and view (map/map2 in every
+//!    space/time/split form with every candidate body parameter layout, reduce, down, up,
+//!    shift, const, counter, atoms, tuples, arguments, inputs), free relabels for the
+//!    flat-order-preserving operators, and reshapes between layouts of one value. The roots
+//!    are one stream class per candidate output layout of the slowdown (Tessera's layouts
+//!    plus the burst forms `tseq no (s-no) (sseq ni)`).
+//! 3. **Extraction** ([`extract`]) picks the least model-area node per class, with each
+//!    program input constrained to one layout; the selection is built as a DAG, latencies
+//!    are matched with FIFOs, and the root of least total area (FIFOs included) wins.
+//!
+//! `docs/scheduling.md` describes the method, its bounds and measured sizes.
+
+pub mod extract;
+pub mod graph;
+
+use super::slowdown::{divisors, tessera_layouts};
+use crate::egraph::rules::RuleSet;
+use crate::egraph::saturate::{saturate_program, Limits, SatConfig};
+use crate::seq::types::SeqType;
+use crate::seq::Program;
+use crate::st::area::{area, Area, Weights};
+use crate::st::{Design, Layout};
+use extract::{choose, improve, used_inputs, Builder, Choice};
+use graph::{Bounds, StreamGraph};
+use std::collections::BTreeMap;
+
+/// Scheduler options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Saturate with the sequence rules first (else lower the program as written).
+    pub saturate: bool,
+    /// Limits of the phase-1 saturation (no time limit: results stay deterministic).
+    pub phase1: Limits,
+    /// Bounds of the stream graph.
+    pub bounds: Bounds,
+    /// Area weights.
+    pub weights: Weights,
+    /// Build and measure (FIFOs included) at most this many roots, cheapest first.
+    pub roots: usize,
+    /// Rounds of DAG-aware improvement per root.
+    pub improve_passes: usize,
+    /// Extract the top scope exactly by ILP (feature `lp`, CBC) instead of greedily.
+    pub exact: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            saturate: true,
+            phase1: Limits {
+                iterations: 6,
+                nodes: 3_000,
+                time: None,
+            },
+            bounds: Bounds::default(),
+            weights: Weights::default(),
+            roots: 6,
+            improve_passes: 3,
+            exact: false,
+        }
+    }
+}
+
+/// A scheduled design.
+#[derive(Clone, Debug)]
+pub struct Scheduled {
+    /// The design, latency-matched, checked.
+    pub design: Design,
+    /// Its model area (scalar, with the options' weights), FIFOs included.
+    pub area: f64,
+    /// Its model area vector.
+    pub area_vec: Area,
+    /// The extraction's DAG cost of the chosen root (before FIFOs and wiring).
+    pub extracted_cost: f64,
+    /// Phase-1 e-graph size: e-nodes and e-classes.
+    pub seq_nodes: usize,
+    /// Phase-1 e-classes.
+    pub seq_classes: usize,
+    /// Stream graph size: nodes.
+    pub egraph_nodes: usize,
+    /// Stream graph size: classes.
+    pub egraph_classes: usize,
+    /// True if the stream graph hit its node bound.
+    pub truncated: bool,
+    /// Candidate output layouts tried, and how many gave a design.
+    pub roots_tried: usize,
+    /// Roots that gave a design.
+    pub roots_ok: usize,
+    /// The chosen input layouts, in program order.
+    pub input_layouts: Vec<Layout>,
+    /// The chosen output layout.
+    pub output_layout: Layout,
+}
+
+/// The candidate output layouts at slowdown `s`: Tessera's layouts plus, for a sequence
+/// output, the burst forms `tseq no (s-no) (sseq n/no ..)` (the design of a smaller
+/// slowdown, run slower), so the front is monotone in the slowdown.
+pub fn output_candidates(t: &SeqType, s: u64) -> Vec<Layout> {
+    let mut out = tessera_layouts(t, s);
+    if let SeqType::Seq(n, e) = t {
+        for no in divisors(*n) {
+            if no <= s {
+                let l = Layout::tseq(no, s - no, Layout::sseq(n / no, Layout::space_of(e)));
+                if l.clocks() == s && !out.iter().any(|o| o.normalize() == l.normalize()) {
+                    out.push(l);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Schedules `p` at slowdown `s`.
+pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
+    if s == 0 {
+        return Err("the slowdown is a number of clocks: at least 1".into());
+    }
+    if o.exact && !cfg!(feature = "lp") {
+        return Err(
+            "exact extraction needs the `lp` feature (build with --features lp; needs CBC)".into(),
+        );
+    }
+    let rules = RuleSet::defaults();
+    let cfg = SatConfig {
+        limits: if o.saturate {
+            o.phase1.clone()
+        } else {
+            Limits {
+                iterations: 0,
+                nodes: usize::MAX,
+                time: None,
+            }
+        },
+        ..SatConfig::default()
+    };
+    let sat = saturate_program(p, &rules, &cfg);
+    let eg = sat.egraph();
+    let root_class = *sat.roots.first().ok_or("saturation returned no root")?;
+    let mut g = StreamGraph::new(eg, o.bounds.clone());
+    let candidates = output_candidates(p.output_type(), s);
+    if candidates.is_empty() {
+        return Err(format!(
+            "no layout of the output type {} has {s} clocks",
+            p.output_type()
+        ));
+    }
+    let mut roots = Vec::new();
+    for l in &candidates {
+        if let Some(c) = g.request(0, root_class, l) {
+            roots.push((c, l.clone()));
+        }
+    }
+    g.expand();
+    // Input declarations may request new views; expand again after connecting them.
+    g.connect_inputs();
+    g.expand();
+    g.connect_inputs();
+
+    // One unconstrained extraction serves every root; the roots are then tried cheapest
+    // first (at most `o.roots` of them with a finite cost) with their inputs constrained.
+    let free = choose(&g, &o.weights, &|_, _| true);
+    let mut order: Vec<(usize, Layout)> = Vec::new();
+    for (root, out) in &roots {
+        if !order.iter().any(|(r, _)| r == root) {
+            order.push((*root, out.clone()));
+        }
+    }
+    let mut failures = Vec::new();
+    for (root, out) in &order {
+        if !free[*root].0.is_finite() {
+            failures.push(format!("  {out}: no finite-cost lowering"));
+        }
+    }
+    order.retain(|(r, _)| free[*r].0.is_finite());
+    order.sort_by(|a, b| free[a.0].0.total_cmp(&free[b.0].0));
+    order.truncate(o.roots.max(1));
+    let mut best: Option<(f64, Scheduled)> = None;
+    let mut tried = 0;
+    let mut ok = 0;
+    for (root, out) in &order {
+        tried += 1;
+        match schedule_root(p, s, &g, &free, *root, out, o) {
+            Ok((design, cost, inputs)) => {
+                ok += 1;
+                let rep = area(&design);
+                let a = rep.total.scalar(&o.weights);
+                if best.as_ref().is_none_or(|(b, _)| a < *b - 1e-9) {
+                    best = Some((
+                        a,
+                        Scheduled {
+                            area: a,
+                            area_vec: rep.total,
+                            extracted_cost: cost,
+                            seq_nodes: sat.report.nodes,
+                            seq_classes: sat.report.classes,
+                            egraph_nodes: g.node_count(),
+                            egraph_classes: g.classes.len(),
+                            truncated: g.truncated,
+                            roots_tried: 0,
+                            roots_ok: 0,
+                            input_layouts: inputs,
+                            output_layout: out.clone(),
+                            design,
+                        },
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("  {out}: {e}")),
+        }
+    }
+    match best {
+        Some((_, mut got)) => {
+            got.roots_tried = tried;
+            got.roots_ok = ok;
+            Ok(got)
+        }
+        None => Err(format!(
+            "the e-graph scheduler finds no design at slowdown {s}:\n{}",
+            failures.join("\n")
+        )),
+    }
+}
+
+/// Extracts and builds the design of one root: each input is constrained to one layout
+/// (trying, per input, each layout the unconstrained extraction used).
+fn schedule_root(
+    p: &Program,
+    s: u64,
+    g: &StreamGraph,
+    free: &Choice,
+    root: usize,
+    out: &Layout,
+    o: &Options,
+) -> Result<(Design, f64, Vec<Layout>), String> {
+    let w = &o.weights;
+    let mut fixed: Vec<Option<Layout>> = vec![None; p.inputs.len()];
+    let run = |fixed: &[Option<Layout>]| -> Choice {
+        choose(g, w, &|k, norm| match fixed.get(k) {
+            Some(Some(f)) => f.normalize() == *norm,
+            _ => true,
+        })
+    };
+    let mut choice = free.clone();
+    if !choice[root].0.is_finite() {
+        return Err("no finite-cost lowering".into());
+    }
+    for k in 0..p.inputs.len() {
+        let used = used_inputs(g, &choice, root);
+        let options = used.get(&k).cloned().unwrap_or_default();
+        if options.len() <= 1 {
+            fixed[k] = options.into_iter().next();
+            continue;
+        }
+        let mut best: Option<(f64, Layout, Choice)> = None;
+        for opt in options {
+            let mut f = fixed.clone();
+            f[k] = Some(opt.clone());
+            let c = run(&f);
+            if best.as_ref().is_none_or(|(b, _, _)| c[root].0 < *b - 1e-9) {
+                best = Some((c[root].0, opt, c));
+            }
+        }
+        if let Some((_, opt, c)) = best {
+            fixed[k] = Some(opt);
+            choice = c;
+        }
+    }
+    let input_ok = |k: usize, norm: &Layout| match fixed.get(k) {
+        Some(Some(f)) => f.normalize() == *norm,
+        _ => true,
+    };
+    let cost = if o.exact {
+        exact_choice(g, w, free, root, &mut choice)?
+    } else {
+        improve(g, &mut choice, root, w, &input_ok, o.improve_passes)
+    };
+    let used = used_inputs(g, &choice, root);
+    if used.values().any(|v| v.len() > 1) {
+        return Err("an input is still used in two layouts".into());
+    }
+    let inputs: Vec<(String, Layout)> = p
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, decl)| {
+            let l = used
+                .get(&k)
+                .and_then(|v| v.first().cloned())
+                .or_else(|| tessera_layouts(&decl.ty, s).into_iter().next())
+                .unwrap_or_else(|| Layout::space_of(&decl.ty));
+            (decl.name.clone(), l)
+        })
+        .collect();
+    let b = Builder::new(g, &choice, &format!("{}_s{s}", p.name), &inputs)?;
+    let d = b.finish(root, out)?;
+    let d = crate::st::latency::insert_fifos(&d)?;
+    crate::st::check::check_design(&d)?;
+    if d.clocks() != s {
+        return Err(format!("the design takes {} clocks, not {s}", d.clocks()));
+    }
+    Ok((d, cost, inputs.into_iter().map(|(_, l)| l).collect()))
+}
+
+/// One row of [`explore`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Row {
+    /// The slowdown.
+    pub slowdown: u64,
+    /// Atoms of output per clock.
+    pub throughput: f64,
+    /// The e-graph design's model area (scalar), or `None` if none was found.
+    pub area: Option<f64>,
+    /// Its area vector.
+    pub area_vec: Option<Area>,
+    /// The baseline's area at this slowdown, if it finds a design.
+    pub baseline: Option<f64>,
+    /// Stream graph nodes and classes.
+    pub egraph_nodes: usize,
+    /// Stream graph classes.
+    pub egraph_classes: usize,
+    /// Chosen input layouts (text).
+    pub inputs: Vec<String>,
+    /// Chosen output layout (text).
+    pub output: String,
+    /// True if no other row is at least as fast (slowdown at most this one's) with at most
+    /// this area, one of the two strictly.
+    pub pareto: bool,
+    /// Why no design was found.
+    pub error: Option<String>,
+}
+
+/// Schedules `p` at each slowdown and marks the Pareto-optimal rows (area against
+/// slowdown).
+pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
+    let atoms = p.output_type().atoms() as f64;
+    let mut rows: Vec<Row> = slowdowns
+        .iter()
+        .map(|&s| {
+            let baseline = super::aetherling::schedule(p, s).ok().map(|b| b.area);
+            match schedule(p, s, o) {
+                Ok(got) => Row {
+                    slowdown: s,
+                    throughput: atoms / s as f64,
+                    area: Some(got.area),
+                    area_vec: Some(got.area_vec),
+                    baseline,
+                    egraph_nodes: got.egraph_nodes,
+                    egraph_classes: got.egraph_classes,
+                    inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
+                    output: got.output_layout.to_string(),
+                    pareto: false,
+                    error: None,
+                },
+                Err(e) => Row {
+                    slowdown: s,
+                    throughput: atoms / s as f64,
+                    area: None,
+                    area_vec: None,
+                    baseline,
+                    egraph_nodes: 0,
+                    egraph_classes: 0,
+                    inputs: Vec::new(),
+                    output: String::new(),
+                    pareto: false,
+                    error: Some(e),
+                },
+            }
+        })
+        .collect();
+    let points: BTreeMap<u64, f64> = rows
+        .iter()
+        .filter_map(|r| r.area.map(|a| (r.slowdown, a)))
+        .collect();
+    for r in &mut rows {
+        if let Some(a) = r.area {
+            r.pareto = !points
+                .iter()
+                .any(|(s, b)| *s <= r.slowdown && *b <= a && (*s < r.slowdown || *b < a));
+        }
+    }
+    rows
+}
+
+#[cfg(feature = "lp")]
+fn exact_choice(
+    g: &StreamGraph,
+    w: &Weights,
+    greedy: &Choice,
+    root: usize,
+    choice: &mut Choice,
+) -> Result<f64, String> {
+    let (c, cost) = extract::choose_ilp(g, w, greedy, root)?;
+    *choice = c;
+    Ok(cost)
+}
+
+#[cfg(not(feature = "lp"))]
+fn exact_choice(
+    _: &StreamGraph,
+    _: &Weights,
+    _: &Choice,
+    _: usize,
+    _: &mut Choice,
+) -> Result<f64, String> {
+    Err("exact extraction needs the `lp` feature (build with --features lp; needs CBC)".into())
+}
