@@ -2,4 +2,5 @@
 
 pub mod aetherling;
 pub mod egraph;
+pub mod lowering;
 pub mod slowdown;

@@ -16,6 +16,7 @@
 use crate::seq::program::Program;
 use crate::seq::types::SeqType;
 use crate::st::Layout;
+use std::collections::HashSet;
 
 /// How one `seq` layer of length `n` is laid out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,6 +128,7 @@ fn enumerate(
 ) -> Vec<(Vec<LayerForm>, Layout)> {
     let layers = seq_layers(t);
     let mut found: Vec<(usize, Vec<LayerForm>, Layout)> = Vec::new();
+    let mut seen: HashSet<Layout> = HashSet::new();
     for split in distributions(s, layers.len()) {
         let options: Vec<Vec<LayerForm>> = layers
             .iter()
@@ -137,7 +139,7 @@ fn enumerate(
             let depth = combo.iter().map(LayerForm::depth).sum();
             let layout = build_layout(t, &combo);
             debug_assert_eq!(layout.clocks(), s);
-            if !found.iter().any(|(_, _, l)| *l == layout) {
+            if seen.insert(layout.clone()) {
                 found.push((depth, combo, layout));
             }
         }
@@ -185,7 +187,7 @@ pub fn aetherling_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
 /// Parallel lanes with evenly spread idle clocks: `no` periods of `s_l / no` clocks, each
 /// carrying `ni` lanes on its first clock. Only where the spread is even and there is
 /// more than one lane (one lane is Aetherling's nested form).
-fn mixed_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
+pub fn mixed_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
     let mut forms = Vec::new();
     for ni in divisors(n) {
         let no = n / ni;

@@ -25,69 +25,6 @@ fn relay(v: &Value, t: &SeqType, layout: &Layout) -> Value {
 /// One layout form per `seq` layer of a type, outermost first.
 pub(super) type Forms = Vec<LayerForm>;
 
-/// One layer of a nested map: in space (`map_s`) or in time (`map_t`).
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Wrap {
-    S(u64),
-    T(u64, u64),
-}
-
-/// The map layers that implement one layer form of length `n`.
-pub(super) fn wraps(form: &LayerForm, n: u64) -> Vec<Wrap> {
-    match form {
-        LayerForm::Space => vec![Wrap::S(n)],
-        LayerForm::Time { i } => vec![Wrap::T(n, *i)],
-        LayerForm::TimeSpace { no, io, ni } => vec![Wrap::T(*no, *io), Wrap::S(*ni)],
-        LayerForm::Nested(levels) => levels.iter().map(|(k, i)| Wrap::T(*k, *i)).collect(),
-        LayerForm::Mixed { no, io, ii, ni } => {
-            vec![Wrap::T(*no, *io), Wrap::T(1, *ii), Wrap::S(*ni)]
-        }
-    }
-}
-
-/// Wraps `inner` in the layers `ws` (outermost first).
-pub(super) fn apply_wraps(ws: &[Wrap], inner: Layout) -> Layout {
-    ws.iter().rev().fold(inner, |acc, w| match w {
-        Wrap::S(n) => Layout::sseq(*n, acc),
-        Wrap::T(n, i) => Layout::tseq(*n, *i, acc),
-    })
-}
-
-/// `map` over the layers `ws` (outermost first) of `body`, whose parameters have layouts
-/// `params`; `inputs` are the producers (one, or two for `map2`).
-pub(super) fn nested_map(
-    d: &mut Design,
-    ws: &[Wrap],
-    body: BodyId,
-    params: &[Layout],
-    inputs: &[StId],
-) -> Result<StId, String> {
-    let op_body = if ws.len() == 1 {
-        body
-    } else {
-        let inner: Vec<Layout> = params
-            .iter()
-            .map(|p| apply_wraps(&ws[1..], p.clone()))
-            .collect();
-        d.body_with(inner, |d, args| nested_map(d, &ws[1..], body, params, args))?
-    };
-    let op = match (ws[0], inputs.len()) {
-        (Wrap::S(n), 1) => StOp::MapS { n, body: op_body },
-        (Wrap::S(n), _) => StOp::Map2S { n, body: op_body },
-        (Wrap::T(n, i), 1) => StOp::MapT {
-            n,
-            i,
-            body: op_body,
-        },
-        (Wrap::T(n, i), _) => StOp::Map2T {
-            n,
-            i,
-            body: op_body,
-        },
-    };
-    d.add(op, inputs)
-}
-
 /// What a scope (the program, or one use of a function body) has lowered so far.
 #[derive(Clone, Default)]
 struct Scope {

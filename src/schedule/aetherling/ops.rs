@@ -1,8 +1,9 @@
 //! The per-operator lowering of maps, reductions, up/down sampling and shifts for each
 //! layer form (reference §4.5.2–§4.5.6).
 
+use super::super::lowering::{nested_map, shift_op, wraps};
 use super::super::slowdown::{build_layout, divisors, LayerForm};
-use super::lower::{nested_map, wraps, Forms, Lowerer};
+use super::lower::{Forms, Lowerer};
 use crate::seq::types::SeqType;
 use crate::seq::value::Value;
 use crate::seq::NodeId as SeqId;
@@ -371,50 +372,7 @@ impl Lowerer<'_> {
         let le = build_layout(ty.as_seq().ok_or("shift: not a sequence")?.1, rest);
         let xs = self.lower(x, forms)?;
         let init = init.clone();
-        let op = match r.clone() {
-            LayerForm::Space => StOp::ShiftS {
-                n,
-                amount,
-                elem: le,
-                init,
-            },
-            LayerForm::Time { i } => StOp::ShiftT {
-                n,
-                i,
-                amount,
-                elem: le,
-                init,
-            },
-            LayerForm::TimeSpace { no, io, ni: 1 } => {
-                let elem = Layout::sseq(1, le);
-                let init = init.map(|v| Value::List(vec![v]));
-                StOp::ShiftT {
-                    n: no,
-                    i: io,
-                    amount,
-                    elem,
-                    init,
-                }
-            }
-            LayerForm::TimeSpace { no, io, ni } => StOp::ShiftTS {
-                no,
-                io,
-                ni,
-                amount,
-                elem: le,
-                init,
-            },
-            LayerForm::Nested(levels) => StOp::ShiftTN {
-                no: levels[0].0,
-                io: levels[0].1,
-                nis: levels[1..].iter().map(|l| l.0).collect(),
-                iis: levels[1..].iter().map(|l| l.1).collect(),
-                amount,
-                elem: le,
-                init,
-            },
-            LayerForm::Mixed { .. } => return Err("shift: no lowering for mixed layouts".into()),
-        };
+        let op = shift_op(r, n, amount, le, init)?;
         self.d.add(op, &[xs])
     }
 }

@@ -1,0 +1,147 @@
+//! Layout fitting helpers: splitting the top layer of a layout ([`split_top`]), fitting a
+//! normal form to a type ([`fit`]) and the candidate layouts of a type ([`candidates`]).
+
+use super::super::super::slowdown::{tessera_layouts, LayerForm};
+use crate::seq::types::SeqType;
+use crate::st::Layout;
+
+/// The ways the top `seq n e` layer of a layout `l` of type `(seq n e)` is laid out: the
+/// layer form and the element layout.
+pub fn split_top(l: &Layout, n: u64, e: &SeqType) -> Vec<(LayerForm, Layout)> {
+    let mut out = Vec::new();
+    let is_e = |x: &Layout| x.to_seq() == *e;
+    match l {
+        Layout::SSeq(m, le) if *m == n && is_e(le) => out.push((LayerForm::Space, (**le).clone())),
+        Layout::TSeq(m, i, inner) => {
+            if *m == n && is_e(inner) {
+                out.push((LayerForm::Time { i: *i }, (**inner).clone()));
+            }
+            match &**inner {
+                Layout::SSeq(ni, le) if m * ni == n && is_e(le) => out.push((
+                    LayerForm::TimeSpace {
+                        no: *m,
+                        io: *i,
+                        ni: *ni,
+                    },
+                    (**le).clone(),
+                )),
+                Layout::TSeq(m2, i2, le) => {
+                    if m * m2 == n && is_e(le) {
+                        out.push((
+                            LayerForm::Nested(vec![(*m, *i), (*m2, *i2)]),
+                            (**le).clone(),
+                        ));
+                    }
+                    match &**le {
+                        Layout::TSeq(m3, i3, le3) if m * m2 * m3 == n && is_e(le3) => out.push((
+                            LayerForm::Nested(vec![(*m, *i), (*m2, *i2), (*m3, *i3)]),
+                            (**le3).clone(),
+                        )),
+                        Layout::SSeq(ni, le3) if *m2 == 1 && m * ni == n && is_e(le3) => {
+                            out.push((
+                                LayerForm::Mixed {
+                                    no: *m,
+                                    io: *i,
+                                    ii: *i2,
+                                    ni: *ni,
+                                },
+                                (**le3).clone(),
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// One layer of a normalized layout.
+#[derive(Clone, Copy, Debug)]
+enum Dim {
+    S(u64),
+    T(u64, u64),
+}
+
+/// A layout of type `ty` whose normal form is `norm` (the normalized layers cut at the
+/// type's layer boundaries, splitting a layer where a boundary falls inside it), if any.
+/// Each `seq` layer of the type becomes the (possibly split) layers it covers.
+pub fn fit(norm: &Layout, ty: &SeqType) -> Option<Layout> {
+    let mut dims = Vec::new();
+    let mut cur = norm;
+    loop {
+        match cur {
+            Layout::SSeq(k, t) | Layout::STuple(k, t) => {
+                dims.push(Dim::S(*k));
+                cur = t;
+            }
+            Layout::TSeq(k, i, t) => {
+                dims.push(Dim::T(*k, *i));
+                cur = t;
+            }
+            atom => break fit_rec(&mut dims.into_iter().rev().collect(), ty, atom),
+        }
+    }
+}
+
+/// `dims` is reversed (next layer last).
+fn fit_rec(dims: &mut Vec<Dim>, ty: &SeqType, atom: &Layout) -> Option<Layout> {
+    let (n, e, tuple) = match ty {
+        SeqType::Seq(n, e) => (*n, &**e, false),
+        SeqType::STuple(n, e) => (*n, &**e, true),
+        _ => {
+            return (dims.is_empty() && atom.to_seq() == *ty).then(|| atom.clone());
+        }
+    };
+    let mut pieces = Vec::new();
+    let mut r = n;
+    while r > 1 {
+        let d = dims.pop()?;
+        match d {
+            Dim::S(k) if r % k == 0 => {
+                pieces.push(Dim::S(k));
+                r /= k;
+            }
+            Dim::S(k) if k % r == 0 => {
+                pieces.push(Dim::S(r));
+                dims.push(Dim::S(k / r));
+                r = 1;
+            }
+            Dim::T(k, i) if r % k == 0 => {
+                pieces.push(Dim::T(k, i));
+                r /= k;
+            }
+            Dim::T(k, i) if k % r == 0 && i % (k / r) == 0 => {
+                pieces.push(Dim::T(r, i / (k / r)));
+                dims.push(Dim::T(k / r, 0));
+                r = 1;
+            }
+            _ => return None,
+        }
+    }
+    let inner = fit_rec(dims, e, atom)?;
+    if tuple {
+        if pieces.iter().any(|p| matches!(p, Dim::T(..))) {
+            return None;
+        }
+        return Some(Layout::stuple(n, inner));
+    }
+    if pieces.is_empty() {
+        return Some(Layout::sseq(1, inner));
+    }
+    Some(pieces.iter().rev().fold(inner, |acc, p| match p {
+        Dim::S(k) => Layout::sseq(*k, acc),
+        Dim::T(k, i) => Layout::tseq(*k, *i, acc),
+    }))
+}
+
+/// The first `cap` layouts of [`tessera_layouts`] (Aetherling's per-layer forms plus the
+/// mixed forms), simplest first.
+pub fn candidates(t: &SeqType, s: u64, cap: usize) -> Vec<Layout> {
+    let mut all = tessera_layouts(t, s);
+    all.truncate(cap);
+    all
+}

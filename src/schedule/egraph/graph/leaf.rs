@@ -1,0 +1,123 @@
+//! Lowering of the leaf operators: program inputs, body parameters, constants, counters,
+//! atom operators and tuples.
+
+use super::how::How;
+use super::StreamGraph;
+use crate::egraph::analysis::Sort;
+use crate::egraph::lang::SeqLang;
+use crate::seq::types::SeqType;
+use crate::seq::value::Value;
+use crate::st::stream::{flatten, unflatten};
+use crate::st::{Layout, StOp};
+
+/// A value of type `t` restructured to the nesting of `layout` (same atoms in flat order).
+fn relay(v: &Value, t: &SeqType, layout: &Layout) -> Value {
+    unflatten(&flatten(v, t), &layout.to_seq())
+}
+
+impl StreamGraph<'_> {
+    /// Lowers an input, parameter, constant, counter, atom operator or tuple constructor.
+    pub(super) fn lower_leaf(&mut self, idx: usize, ctx: usize, l: &Layout, enode: &SeqLang) {
+        match enode {
+            SeqLang::Input(r) if ctx == 0 => {
+                self.add_node(idx, How::Input(r.index as usize), vec![], None);
+            }
+            SeqLang::Arg([i, _]) => {
+                let Some(i) = self.num(*i) else { return };
+                let Some(Some(params)) = self.ctxs.get_index(ctx).cloned() else {
+                    return;
+                };
+                let Some(p) = params.get(i as usize).cloned() else {
+                    return;
+                };
+                if p.normalize() == l.normalize() {
+                    self.add_node(idx, How::Arg(i as u8, p), vec![], None);
+                } else if p.clocks() == l.clocks() {
+                    let class = self.classes[idx].key.class;
+                    self.add_reshape(idx, ctx, class, &p, l);
+                }
+            }
+            SeqLang::Const([lit, t]) => {
+                let (Sort::Lit(v), Sort::Type(t)) =
+                    (&self.eg[*lit].data.sort, &self.eg[*t].data.sort)
+                else {
+                    return;
+                };
+                let value = relay(v, t, l);
+                let op = StOp::Const {
+                    value,
+                    layout: l.clone(),
+                    delay: 0,
+                };
+                self.add_node(idx, How::Op(op), vec![], None);
+            }
+            SeqLang::Counter([_, incr, _]) => {
+                let Some(incr) = self.num(*incr) else { return };
+                let op = StOp::Counter {
+                    layout: l.clone(),
+                    incr,
+                    delay: 0,
+                };
+                self.add_node(idx, How::Op(op), vec![], None);
+            }
+            SeqLang::Atom(a, [x]) => {
+                let Some(xt) = self.value_type(*x) else {
+                    return;
+                };
+                let Some(lx) = Layout::from_atom_type(&xt) else {
+                    return;
+                };
+                if let Some(k) = self.request(ctx, *x, &lx) {
+                    self.add_node(idx, How::Op(StOp::Atom(a.0)), vec![(k, lx)], None);
+                }
+            }
+            SeqLang::ATuple([a, b]) => {
+                let (Some(ta), Some(tb)) = (self.value_type(*a), self.value_type(*b)) else {
+                    return;
+                };
+                let (Some(la), Some(lb)) =
+                    (Layout::from_atom_type(&ta), Layout::from_atom_type(&tb))
+                else {
+                    return;
+                };
+                if let (Some(ka), Some(kb)) =
+                    (self.request(ctx, *a, &la), self.request(ctx, *b, &lb))
+                {
+                    self.add_node(idx, How::Op(StOp::ATuple), vec![(ka, la), (kb, lb)], None);
+                }
+            }
+            SeqLang::STuple([a, b]) => {
+                let Layout::STuple(2, x) = l else { return };
+                let x = (**x).clone();
+                if let (Some(ka), Some(kb)) = (self.request(ctx, *a, &x), self.request(ctx, *b, &x))
+                {
+                    self.add_node(
+                        idx,
+                        How::Op(StOp::STuple),
+                        vec![(ka, x.clone()), (kb, x)],
+                        None,
+                    );
+                }
+            }
+            SeqLang::STupleAppend([a, b]) => {
+                let Layout::STuple(k, x) = l else { return };
+                if *k < 2 {
+                    return;
+                }
+                let x = (**x).clone();
+                let la = Layout::stuple(k - 1, x.clone());
+                if let (Some(ka), Some(kb)) =
+                    (self.request(ctx, *a, &la), self.request(ctx, *b, &x))
+                {
+                    self.add_node(
+                        idx,
+                        How::Op(StOp::STupleAppend),
+                        vec![(ka, la), (kb, x)],
+                        None,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The stream graph: phase 2 of the e-graph scheduler.
+//!
+//! A *stream class* is `(at CTX L v)`: the value of the phase-1 e-class `v`, delivered in a
+//! layout whose normal form ([`Layout::normalize`]) is `L`, in the scope `CTX` (the top level,
+//! or a function body whose parameters have the exact layouts of the context). Layouts with
+//! equal normal forms put every atom on the same lane and clock, so they are one class; the
+//! exact layouts a class is requested in are its *views*, and the lowering generators run
+//! once per view.
+//!
+//! A *stream node* is one way to produce a stream class: a space-time operator (or a small
+//! fixed composite of them, as in Aetherling's tables) whose children are stream classes
+//! with the exact layouts the operator needs, and, for higher-order operators, a body given
+//! as a stream class in the body's context. `partition`, `unpartition`, `stuple_to_seq` and
+//! `seq_to_stuple` keep the flat order, so they lower to a free *relabel* of their producer's
+//! stream class when a layout of it has the same normal form; a `reshape` between two
+//! stream classes of one value is an explicit node with its model area.
+//!
+//! The graph is built lazily from the requested roots (one per candidate output layout):
+//! only requested stream classes are expanded. Every node's own area and body multiplicity
+//! are measured by building it in a scratch [`Design`] and asking [`crate::st::area`], so
+//! the costs are exactly the area model's.
+
+mod how;
+mod layout;
+mod leaf;
+mod map;
+mod nodes;
+mod reduce;
+mod reshape;
+mod shift;
+#[cfg(test)]
+mod tests;
+
+pub use how::{emit, wraps, How, Wrap};
+pub use layout::{candidates, fit, split_top};
+
+use crate::egraph::analysis::{SeqEGraph, Sort};
+use crate::egraph::lang::SeqLang;
+use crate::seq::types::SeqType;
+use crate::st::area::Area;
+use crate::st::Layout;
+use egg::Id;
+use indexmap::IndexSet;
+use std::collections::{HashMap, VecDeque};
+
+/// The identity of a stream class.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// Index of the context in [`StreamGraph::ctxs`] (0: the top level).
+    pub ctx: usize,
+    /// The phase-1 e-class.
+    pub class: Id,
+    /// The normal form of the layout.
+    pub norm: Layout,
+}
+
+/// A stream node.
+#[derive(Clone, Debug)]
+pub struct SNode {
+    /// How it is built.
+    pub how: How,
+    /// Children: stream class and the exact layout this node reads it in.
+    pub kids: Vec<(usize, Layout)>,
+    /// The body: stream class (in the body's context), parameter layouts, exact result layout.
+    pub body: Option<(usize, Vec<Layout>, Layout)>,
+    /// The node's own area (its body excluded).
+    pub own: Area,
+    /// How many copies of the body the node instantiates.
+    pub mult: u64,
+    /// The exact layout it produces (normalizes to its class's key).
+    pub out: Layout,
+}
+
+/// A stream class.
+#[derive(Clone, Debug)]
+pub struct SClass {
+    /// Its identity.
+    pub key: Key,
+    /// The value's sequence type.
+    pub ty: SeqType,
+    /// The exact layouts it was requested in.
+    pub views: Vec<Layout>,
+    /// Its nodes.
+    pub nodes: Vec<SNode>,
+}
+
+/// Bounds on the stream graph.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    /// Per stream class, how many of its value's simplest candidate layouts may feed it
+    /// through a `reshape`.
+    pub reshape_sources: usize,
+    /// At most this many body parameter layout combinations per map node.
+    pub param_combos: usize,
+    /// At most this many candidate layouts per (type, clocks).
+    pub candidates: usize,
+    /// Stop expanding classes beyond this many stream nodes.
+    pub max_nodes: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds {
+            reshape_sources: 2,
+            param_combos: 4,
+            candidates: 12,
+            max_nodes: 60_000,
+        }
+    }
+}
+
+/// The stream graph over a saturated phase-1 e-graph.
+pub struct StreamGraph<'a> {
+    eg: &'a SeqEGraph,
+    /// Contexts: `None` is the top level, `Some(params)` a body with those parameter layouts.
+    pub ctxs: IndexSet<Option<Vec<Layout>>>,
+    /// The stream classes.
+    pub classes: Vec<SClass>,
+    index: HashMap<Key, usize>,
+    queue: VecDeque<(usize, Layout)>,
+    cands: HashMap<(SeqType, u64), Vec<Layout>>,
+    costs: HashMap<String, Option<(Area, u64, Layout)>>,
+    bounds: Bounds,
+    nodes: usize,
+    /// True if [`Bounds::max_nodes`] stopped the expansion.
+    pub truncated: bool,
+}
+
+impl<'a> StreamGraph<'a> {
+    /// An empty stream graph over the phase-1 e-graph `eg`.
+    pub fn new(eg: &'a SeqEGraph, bounds: Bounds) -> StreamGraph<'a> {
+        let mut ctxs = IndexSet::new();
+        ctxs.insert(None);
+        StreamGraph {
+            eg,
+            ctxs,
+            classes: Vec::new(),
+            index: HashMap::new(),
+            queue: VecDeque::new(),
+            cands: HashMap::new(),
+            costs: HashMap::new(),
+            bounds,
+            nodes: 0,
+            truncated: false,
+        }
+    }
+
+    /// Total stream nodes.
+    pub fn node_count(&self) -> usize {
+        self.nodes
+    }
+
+    /// The candidate layouts of type `t` spanning `clocks` clocks (simplest first).
+    pub fn cands(&mut self, t: &SeqType, clocks: u64) -> Vec<Layout> {
+        let cap = self.bounds.candidates;
+        self.cands
+            .entry((t.clone(), clocks))
+            .or_insert_with(|| candidates(t, clocks, cap))
+            .clone()
+    }
+
+    fn value_type(&self, class: Id) -> Option<SeqType> {
+        match &self.eg[class].data.sort {
+            Sort::Value { ty, .. } => Some(ty.clone()),
+            _ => None,
+        }
+    }
+
+    /// The stream class of `class` in `layout` within context `ctx`, created (and its view
+    /// queued for lowering) if new.
+    pub fn request(&mut self, ctx: usize, class: Id, layout: &Layout) -> Option<usize> {
+        let class = self.eg.find(class);
+        let ty = self.value_type(class)?;
+        if !crate::st::verify::implements(layout, &ty) || layout.validate().is_err() {
+            return None;
+        }
+        let key = Key {
+            ctx,
+            class,
+            norm: layout.normalize(),
+        };
+        let idx = match self.index.get(&key) {
+            Some(i) => *i,
+            None => {
+                let i = self.classes.len();
+                self.classes.push(SClass {
+                    key: key.clone(),
+                    ty,
+                    views: Vec::new(),
+                    nodes: Vec::new(),
+                });
+                self.index.insert(key, i);
+                i
+            }
+        };
+        if !self.classes[idx].views.contains(layout) {
+            self.classes[idx].views.push(layout.clone());
+            self.queue.push_back((idx, layout.clone()));
+        }
+        Some(idx)
+    }
+
+    /// The class of a key, if it exists.
+    pub fn lookup(&self, ctx: usize, class: Id, layout: &Layout) -> Option<usize> {
+        let key = Key {
+            ctx,
+            class: self.eg.find(class),
+            norm: layout.normalize(),
+        };
+        self.index.get(&key).copied()
+    }
+
+    /// Lowers every queued view, until none is left or the node bound is hit.
+    pub fn expand(&mut self) {
+        while let Some((idx, layout)) = self.queue.pop_front() {
+            if self.nodes >= self.bounds.max_nodes {
+                self.truncated = true;
+                self.queue.clear();
+                return;
+            }
+            self.lower_view(idx, &layout);
+        }
+    }
+
+    fn lower_view(&mut self, idx: usize, l: &Layout) {
+        let key = self.classes[idx].key.clone();
+        let ty = self.classes[idx].ty.clone();
+        let (ctx, class) = (key.ctx, key.class);
+        let clocks = l.clocks();
+        let enodes = self.eg[class].nodes.clone();
+        for enode in &enodes {
+            self.lower_enode(idx, ctx, &ty, l, enode);
+        }
+        // Reshapes from the value's simplest candidate layouts (first view only: the other
+        // views of the class are the same wires).
+        if self.classes[idx].views.len() == 1 {
+            let sources = self.cands(&ty, clocks);
+            for from in sources.iter().take(self.bounds.reshape_sources) {
+                self.add_reshape(idx, ctx, class, from, l);
+            }
+        }
+    }
+
+    fn num(&self, id: Id) -> Option<u64> {
+        match self.eg[id].data.sort {
+            Sort::Num(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Lowers one phase-1 e-node into stream class `idx` in the exact layout `l`.
+    fn lower_enode(&mut self, idx: usize, ctx: usize, ty: &SeqType, l: &Layout, enode: &SeqLang) {
+        match enode {
+            SeqLang::Input(_)
+            | SeqLang::Arg(_)
+            | SeqLang::Const(_)
+            | SeqLang::Counter(_)
+            | SeqLang::Atom(..)
+            | SeqLang::ATuple(_)
+            | SeqLang::STuple(_)
+            | SeqLang::STupleAppend(_) => self.lower_leaf(idx, ctx, l, enode),
+            SeqLang::Map([n, f, x]) => self.lower_map(idx, ctx, ty, l, *n, *f, &[*x]),
+            SeqLang::Map2([n, f, x, y]) => self.lower_map(idx, ctx, ty, l, *n, *f, &[*x, *y]),
+            SeqLang::Reduce(_) | SeqLang::Down(_) | SeqLang::Up(_) => {
+                self.lower_resize(idx, ctx, ty, l, enode)
+            }
+            SeqLang::Shift(_) => self.lower_shift(idx, ctx, ty, l, enode),
+            SeqLang::Partition(_)
+            | SeqLang::Unpartition(_)
+            | SeqLang::STupleToSeq(_)
+            | SeqLang::SeqToSTuple(_) => self.lower_relabel(idx, ctx, l, enode),
+            // No lowering (yet): transpose, hmap, function lists, type terms, leaves.
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Reshapes and relabels: explicit `reshape` nodes between layouts of one value, reshapes
+//! between the views of program inputs, and the free relabels of flat-order-preserving
+//! operators (`partition`, `unpartition`, `stuple_to_seq`, `seq_to_stuple`).
+
+use super::how::How;
+use super::layout::fit;
+use super::StreamGraph;
+use crate::egraph::lang::SeqLang;
+use crate::st::{Layout, StOp};
+use egg::Id;
+use std::collections::HashMap;
+
+impl StreamGraph<'_> {
+    /// Adds a reshape from `class` in layout `from` into stream class `idx` (exact `to`).
+    pub(super) fn add_reshape(
+        &mut self,
+        idx: usize,
+        ctx: usize,
+        class: Id,
+        from: &Layout,
+        to: &Layout,
+    ) {
+        if from.normalize() == to.normalize() {
+            return;
+        }
+        if let Some(k) = self.request(ctx, class, from) {
+            let op = StOp::Reshape {
+                from: from.clone(),
+                to: to.clone(),
+            };
+            self.add_node(idx, How::Op(op), vec![(k, from.clone())], None);
+        }
+    }
+
+    /// Adds, between every two top-level stream classes of one program input, a reshape
+    /// node (so extraction can fix each input to one layout and reshape it elsewhere).
+    pub fn connect_inputs(&mut self) {
+        let mut by_class: HashMap<Id, Vec<usize>> = HashMap::new();
+        for (i, c) in self.classes.iter().enumerate() {
+            if c.key.ctx == 0 && c.nodes.iter().any(|n| matches!(n.how, How::Input(_))) {
+                by_class.entry(c.key.class).or_default().push(i);
+            }
+        }
+        let mut groups: Vec<(Id, Vec<usize>)> = by_class.into_iter().collect();
+        groups.sort();
+        for (class, members) in groups {
+            for &a in &members {
+                for &b in &members {
+                    if a != b {
+                        let from = self.classes[b].views[0].clone();
+                        let to = self.classes[a].views[0].clone();
+                        if from.clocks() == to.clocks() {
+                            self.add_reshape(a, 0, class, &from, &to);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lowers a flat-order-preserving operator to relabels of its producer's stream class
+    /// (or, if no layout of it has the same normal form, reshapes into it).
+    pub(super) fn lower_relabel(&mut self, idx: usize, ctx: usize, l: &Layout, enode: &SeqLang) {
+        let (SeqLang::Partition([_, _, x])
+        | SeqLang::Unpartition([_, _, x])
+        | SeqLang::STupleToSeq([_, x])
+        | SeqLang::SeqToSTuple([_, x])) = enode
+        else {
+            return;
+        };
+        let Some(xt) = self.value_type(*x) else {
+            return;
+        };
+        let cands = self.cands(&xt, l.clocks());
+        let norm = l.normalize();
+        let mut same: Vec<Layout> = cands
+            .iter()
+            .filter(|c| c.normalize() == norm)
+            .cloned()
+            .collect();
+        if let Some(f) = fit(&norm, &xt) {
+            if f.normalize() == norm && !same.contains(&f) {
+                same.push(f);
+            }
+        }
+        // The producer's class may already hold a view with these wires.
+        if let Some(k) = self.lookup(ctx, *x, l) {
+            for v in &self.classes[k].views {
+                if !same.contains(v) && crate::st::verify::implements(v, &xt) {
+                    same.push(v.clone());
+                }
+            }
+        }
+        if same.is_empty() {
+            for from in cands.iter().take(self.bounds.reshape_sources) {
+                self.add_reshape(idx, ctx, *x, from, l);
+            }
+        }
+        for lx in same {
+            if let Some(kx) = self.request(ctx, *x, &lx) {
+                self.add_node(idx, How::Relabel, vec![(kx, lx)], None);
+            }
+        }
+    }
+}
