@@ -61,10 +61,6 @@ fn frames(rng: &mut Rng) -> usize {
     rng.range(2, 3) as usize
 }
 
-fn scalar(rng: &mut Rng) -> ScalarType {
-    *rng.pick(&[ScalarType::Int8, ScalarType::UInt8, ScalarType::Int16])
-}
-
 #[test]
 fn maps_with_constant_operands() {
     if !tools() {
@@ -497,30 +493,6 @@ fn serializers_and_tuple_conversions() {
     }
 }
 
-/// Every small layout of depth up to 3 over int8, grouped by (atoms, clocks).
-fn layout_pool() -> Vec<Vec<Layout>> {
-    let mut all = vec![Layout::Scalar(ScalarType::Int8)];
-    let mut frontier = all.clone();
-    for _ in 0..3 {
-        let mut next = Vec::new();
-        for l in &frontier {
-            for n in 1..=3 {
-                next.push(Layout::sseq(n, l.clone()));
-                for i in 0..=2 {
-                    next.push(Layout::tseq(n, i, l.clone()));
-                }
-            }
-        }
-        all.extend(next.iter().cloned());
-        frontier = next;
-    }
-    let mut groups: std::collections::BTreeMap<(u64, u64), Vec<Layout>> = Default::default();
-    for l in all {
-        groups.entry((l.atoms(), l.clocks())).or_default().push(l);
-    }
-    groups.into_values().filter(|g| g.len() > 1).collect()
-}
-
 #[test]
 fn reshapes_between_random_layouts() {
     if !tools() {
@@ -549,13 +521,6 @@ fn reshapes_between_random_layouts() {
     }
     for want in ["reshape wiring", "reshape perm-buffer"] {
         assert!(seen.contains(want), "{want} not covered: {seen:?}");
-    }
-}
-
-fn depth_of(t: &SeqType) -> usize {
-    match t {
-        SeqType::Seq(_, e) => 1 + depth_of(e),
-        _ => 0,
     }
 }
 

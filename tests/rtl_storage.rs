@@ -28,31 +28,6 @@ fn int8() -> Layout {
     Layout::Scalar(ScalarType::Int8)
 }
 
-/// Every layout of depth up to 3 over int8 with lengths up to 3 and invalid counts up to
-/// 2, grouped by (atoms, clocks).
-fn layout_pool() -> Vec<Vec<Layout>> {
-    let mut all = vec![int8()];
-    let mut frontier = all.clone();
-    for _ in 0..3 {
-        let mut next = Vec::new();
-        for l in &frontier {
-            for n in 1..=3 {
-                next.push(Layout::sseq(n, l.clone()));
-                for i in 0..=2 {
-                    next.push(Layout::tseq(n, i, l.clone()));
-                }
-            }
-        }
-        all.extend(next.iter().cloned());
-        frontier = next;
-    }
-    let mut groups: std::collections::BTreeMap<(u64, u64), Vec<Layout>> = Default::default();
-    for l in all {
-        groups.entry((l.atoms(), l.clocks())).or_default().push(l);
-    }
-    groups.into_values().filter(|g| g.len() > 1).collect()
-}
-
 /// No tools needed: for every pair of small layouts of equal clocks and atoms, the slot
 /// schedule of the permutation buffer uses exactly the minimum number of slots, and every
 /// atom is written before it is read (the schedule is built from the reads).

@@ -265,3 +265,40 @@ pub fn round_trip(d: &Design) {
     );
     assert_eq!(d2.to_text(), t);
 }
+
+/// Every small layout of depth up to 3 over int8, grouped by (atoms, clocks).
+pub fn layout_pool() -> Vec<Vec<Layout>> {
+    let mut all = vec![Layout::Scalar(ScalarType::Int8)];
+    let mut frontier = all.clone();
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for l in &frontier {
+            for n in 1..=3 {
+                next.push(Layout::sseq(n, l.clone()));
+                for i in 0..=2 {
+                    next.push(Layout::tseq(n, i, l.clone()));
+                }
+            }
+        }
+        all.extend(next.iter().cloned());
+        frontier = next;
+    }
+    let mut groups: std::collections::BTreeMap<(u64, u64), Vec<Layout>> = Default::default();
+    for l in all {
+        groups.entry((l.atoms(), l.clocks())).or_default().push(l);
+    }
+    groups.into_values().filter(|g| g.len() > 1).collect()
+}
+
+/// The number of `seq` layers of `t`.
+pub fn depth_of(t: &SeqType) -> usize {
+    match t {
+        SeqType::Seq(_, e) => 1 + depth_of(e),
+        _ => 0,
+    }
+}
+
+/// A random integer scalar type for test data.
+pub fn scalar(rng: &mut Rng) -> ScalarType {
+    *rng.pick(&[ScalarType::Int8, ScalarType::UInt8, ScalarType::Int16])
+}
