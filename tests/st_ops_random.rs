@@ -174,91 +174,21 @@ fn shifts_over_flat_and_nested_time() {
         let inner: Vec<(u64, u64)> = (0..rng.range(1, 2))
             .map(|_| (rng.range(1, 3), rng.range(0, 2)))
             .collect();
-        let (layout, levels, count) = match kind {
-            0 => (Layout::sseq(no, elem.clone()), 1, no),
-            1 => (Layout::tseq(no, io, elem.clone()), 1, no),
-            2 => (
-                Layout::tseq(no, io, Layout::sseq(inner[0].0, elem.clone())),
-                2,
-                no * inner[0].0,
-            ),
-            3 => (
-                Layout::tseq(no, io, Layout::tseq(inner[0].0, inner[0].1, elem.clone())),
-                2,
-                no * inner[0].0,
-            ),
-            _ => {
-                let mut l = elem.clone();
-                for (n, i) in inner.iter().rev() {
-                    l = Layout::tseq(*n, *i, l);
-                }
-                let c = no * inner.iter().map(|x| x.0).product::<u64>();
-                (Layout::tseq(no, io, l), inner.len() + 1, c)
-            }
+        let shape = ShiftShape {
+            kind,
+            no,
+            io,
+            inner,
+            elem,
         };
+        let (_, _, count) = shape.layout();
         let amount = rng.range(0, count);
         let init = if rng.coin() {
-            Some(random_value(&elem.to_seq(), &mut rng))
+            Some(random_value(&shape.elem.to_seq(), &mut rng))
         } else {
             None
         };
-        let (ni, ii) = inner[0];
-        let op = match kind {
-            0 => StOp::ShiftS {
-                n: no,
-                amount,
-                elem: elem.clone(),
-                init: init.clone(),
-            },
-            1 => StOp::ShiftT {
-                n: no,
-                i: io,
-                amount,
-                elem: elem.clone(),
-                init: init.clone(),
-            },
-            2 => StOp::ShiftTS {
-                no,
-                io,
-                ni,
-                amount,
-                elem: elem.clone(),
-                init: init.clone(),
-            },
-            3 => StOp::ShiftTT {
-                no,
-                ni,
-                io,
-                ii,
-                amount,
-                elem: elem.clone(),
-                init: init.clone(),
-            },
-            _ => StOp::ShiftTN {
-                no,
-                io,
-                nis: inner.iter().map(|x| x.0).collect(),
-                iis: inner.iter().map(|x| x.1).collect(),
-                amount,
-                elem: elem.clone(),
-                init: init.clone(),
-            },
-        };
-        let mut pr = Pair::new("shift");
-        let (pi, di) = pr.input("I", &layout);
-        let flat = seq_flatten(&mut pr.p, pi, levels);
-        let po = build::apply(
-            &mut pr.p,
-            Op::Shift {
-                n: count,
-                amount,
-                init,
-            },
-            &[flat],
-        )
-        .unwrap();
-        let dout = pr.d.add(op, &[di]).unwrap();
-        let (p, d) = pr.finish(po, dout);
+        let (p, d) = shape.pair(amount, init);
         let f = frames(&mut rng);
         check_pair(&p, &d, k, f);
     }

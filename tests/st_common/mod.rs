@@ -302,3 +302,107 @@ pub fn depth_of(t: &SeqType) -> usize {
 pub fn scalar(rng: &mut Rng) -> ScalarType {
     *rng.pick(&[ScalarType::Int8, ScalarType::UInt8, ScalarType::Int16])
 }
+
+/// A random shift case: the operator form (`kind` 0..=4: `shift_s`, `shift_t`, `shift_ts`,
+/// `shift_tt`, `shift_tn`), the outer length and invalid count, the inner layers and the
+/// element layout.
+pub struct ShiftShape {
+    pub kind: u64,
+    pub no: u64,
+    pub io: u64,
+    pub inner: Vec<(u64, u64)>,
+    pub elem: Layout,
+}
+
+impl ShiftShape {
+    /// The layout the shift works on, its number of `seq` levels and the shifted length.
+    pub fn layout(&self) -> (Layout, usize, u64) {
+        let (no, io, inner, elem) = (self.no, self.io, &self.inner, &self.elem);
+        match self.kind {
+            0 => (Layout::sseq(no, elem.clone()), 1, no),
+            1 => (Layout::tseq(no, io, elem.clone()), 1, no),
+            2 => (
+                Layout::tseq(no, io, Layout::sseq(inner[0].0, elem.clone())),
+                2,
+                no * inner[0].0,
+            ),
+            3 => (
+                Layout::tseq(no, io, Layout::tseq(inner[0].0, inner[0].1, elem.clone())),
+                2,
+                no * inner[0].0,
+            ),
+            _ => {
+                let mut l = elem.clone();
+                for (n, i) in inner.iter().rev() {
+                    l = Layout::tseq(*n, *i, l);
+                }
+                let c = no * inner.iter().map(|x| x.0).product::<u64>();
+                (Layout::tseq(no, io, l), inner.len() + 1, c)
+            }
+        }
+    }
+
+    /// The shift operator of this form.
+    pub fn op(&self, amount: u64, init: Option<Value>) -> StOp {
+        let (no, io, inner, elem) = (self.no, self.io, &self.inner, self.elem.clone());
+        let (ni, ii) = inner[0];
+        match self.kind {
+            0 => StOp::ShiftS {
+                n: no,
+                amount,
+                elem,
+                init,
+            },
+            1 => StOp::ShiftT {
+                n: no,
+                i: io,
+                amount,
+                elem,
+                init,
+            },
+            2 => StOp::ShiftTS {
+                no,
+                io,
+                ni,
+                amount,
+                elem,
+                init,
+            },
+            3 => StOp::ShiftTT {
+                no,
+                ni,
+                io,
+                ii,
+                amount,
+                elem,
+                init,
+            },
+            _ => StOp::ShiftTN {
+                no,
+                io,
+                nis: inner.iter().map(|x| x.0).collect(),
+                iis: inner.iter().map(|x| x.1).collect(),
+                amount,
+                elem,
+                init,
+            },
+        }
+    }
+
+    /// The design of the shift and the program it must implement: the sequence shift of
+    /// the flattened value.
+    pub fn pair(&self, amount: u64, init: Option<Value>) -> (Program, Design) {
+        let (layout, levels, count) = self.layout();
+        let mut pr = Pair::new("shift");
+        let (pi, di) = pr.input("I", &layout);
+        let flat = seq_flatten(&mut pr.p, pi, levels);
+        let shift = Op::Shift {
+            n: count,
+            amount,
+            init: init.clone(),
+        };
+        let po = build::apply(&mut pr.p, shift, &[flat]).unwrap();
+        let dout = pr.d.add(self.op(amount, init), &[di]).unwrap();
+        pr.finish(po, dout)
+    }
+}
