@@ -5,7 +5,9 @@
 //! only a matter of reading the bits.
 
 use super::types::{ScalarType, SeqType};
+use crate::util::diag::Diagnostic;
 use crate::util::rng::Rng;
+use crate::util::sexp::{Sexp, SexpKind};
 use std::fmt::Write;
 
 /// A value of some [`SeqType`].
@@ -154,6 +156,35 @@ fn parse_fixp(text: &str) -> Result<u64, String> {
         return Err(bad());
     }
     Ok((scaled / den) as u64)
+}
+
+/// Reads a literal of type `t` as written in `.seq` and `.st` files: scalars per
+/// [`parse_scalar`], `(A B)` for an atom tuple, `(X1 .. XN)` for a sequence or seq-tuple,
+/// `_` for don't-care. Errors carry `file` and the position of the offending part.
+pub fn parse_literal(file: &str, sx: &Sexp, t: &SeqType) -> Result<Value, Diagnostic> {
+    let err = |m: String| Diagnostic::at(file, sx.pos, m);
+    match (t, &sx.kind) {
+        (_, SexpKind::Atom(a)) if a == "_" => Ok(Value::Undef),
+        (SeqType::Scalar(s), SexpKind::Atom(text)) => {
+            parse_scalar(text, *s).map(Value::Scalar).map_err(err)
+        }
+        (SeqType::ATuple(a, b), SexpKind::List(xs)) if xs.len() == 2 => Ok(Value::pair(
+            parse_literal(file, &xs[0], a)?,
+            parse_literal(file, &xs[1], b)?,
+        )),
+        (SeqType::Seq(n, e) | SeqType::STuple(n, e), SexpKind::List(xs))
+            if xs.len() as u64 == *n =>
+        {
+            xs.iter()
+                .map(|x| parse_literal(file, x, e))
+                .collect::<Result<_, _>>()
+                .map(Value::List)
+        }
+        _ => Err(err(format!(
+            "expected a literal of type {t}, found `{}`",
+            sx.excerpt(40)
+        ))),
+    }
 }
 
 /// Formats a value of type `t` as text: sequences `[a, b]`, seq-tuples `<a, b>`,

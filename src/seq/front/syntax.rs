@@ -2,9 +2,9 @@
 
 use super::{Front, MAX_ATOMS};
 use crate::seq::types::{normalize_name, ScalarType, SeqType};
-use crate::seq::value::{parse_scalar, Value};
+use crate::seq::value::{parse_literal, Value};
 use crate::util::diag::Diagnostic;
-use crate::util::sexp::{Sexp, SexpKind};
+use crate::util::sexp::Sexp;
 
 impl Front<'_> {
     /// Parses a type.
@@ -85,29 +85,8 @@ impl Front<'_> {
             })
     }
 
-    /// Parses a literal of type `t`.
+    /// Parses a literal of type `t` ([`crate::seq::value::parse_literal`]).
     pub(super) fn literal(&self, sx: &Sexp, t: &SeqType) -> Result<Value, Diagnostic> {
-        match (t, &sx.kind) {
-            (_, SexpKind::Atom(a)) if a == "_" => Ok(Value::Undef),
-            (SeqType::Scalar(s), SexpKind::Atom(text)) => parse_scalar(text, *s)
-                .map(Value::Scalar)
-                .map_err(|m| self.err(sx.pos, m)),
-            (SeqType::ATuple(a, b), SexpKind::List(xs)) if xs.len() == 2 => Ok(Value::pair(
-                self.literal(&xs[0], a)?,
-                self.literal(&xs[1], b)?,
-            )),
-            (SeqType::Seq(n, e) | SeqType::STuple(n, e), SexpKind::List(xs))
-                if xs.len() as u64 == *n =>
-            {
-                xs.iter()
-                    .map(|x| self.literal(x, e))
-                    .collect::<Result<_, _>>()
-                    .map(Value::List)
-            }
-            _ => Err(self.err(
-                sx.pos,
-                format!("expected a literal of type {t}, found `{}`", sx.excerpt(40)),
-            )),
-        }
+        parse_literal(self.file, sx, t)
     }
 }
