@@ -1,7 +1,7 @@
 //! Lowering pieces both schedulers share: nesting maps over the layers of a layout form,
 //! and the space-time shift operator of each form (reference §4.5.2–§4.5.3).
 
-use super::slowdown::LayerForm;
+use super::slowdown::{divisors, LayerForm};
 use crate::seq::value::Value;
 use crate::st::design::BodyId;
 use crate::st::{Design, Layout, NodeId as StId, StOp};
@@ -122,4 +122,257 @@ pub fn shift_op(
         },
         LayerForm::Mixed { .. } => return Err("shift: no lowering for mixed layouts".into()),
     })
+}
+
+/// `reduce n` whose input layer has form `u` (elements `le`), with reducer `body`, applied
+/// to `kids`: `reduce_s`/`reduce_t`, or Aetherling's composites for split forms
+/// (reference §4.5.6; the nested form uses the inner invalid count).
+pub fn reduce_in(
+    d: &mut Design,
+    n: u64,
+    u: &LayerForm,
+    le: &Layout,
+    body: BodyId,
+    kids: &[StId],
+) -> Result<StId, String> {
+    let b = body;
+    match u {
+        LayerForm::Space => d.add(StOp::ReduceS { n, body: b }, kids),
+        LayerForm::Time { i } => d.add(StOp::ReduceT { n, i: *i, body: b }, kids),
+        LayerForm::TimeSpace { no, io, ni } => {
+            let (no, io, ni) = (*no, *io, *ni);
+            let inner = d.body_with(vec![Layout::sseq(ni, le.clone())], |d, a| {
+                d.add(StOp::ReduceS { n: ni, body: b }, a)
+            })?;
+            let partial = d.add(
+                StOp::MapT {
+                    n: no,
+                    i: io,
+                    body: inner,
+                },
+                kids,
+            )?;
+            let combine = d.body_with(vec![Layout::sseq(1, le.zipped_pair())], |d, a| {
+                d.add(StOp::MapS { n: 1, body: b }, a)
+            })?;
+            d.add(
+                StOp::ReduceT {
+                    n: no,
+                    i: io,
+                    body: combine,
+                },
+                &[partial],
+            )
+        }
+        LayerForm::Nested(levels) if levels.len() == 2 => {
+            let ((no, io), (ni, ii)) = (levels[0], levels[1]);
+            let inner = d.body_with(vec![Layout::tseq(ni, ii, le.clone())], |d, a| {
+                d.add(
+                    StOp::ReduceT {
+                        n: ni,
+                        i: ii,
+                        body: b,
+                    },
+                    a,
+                )
+            })?;
+            let partial = d.add(
+                StOp::MapT {
+                    n: no,
+                    i: io,
+                    body: inner,
+                },
+                kids,
+            )?;
+            let k = ni + ii - 1;
+            let combine = d.body_with(vec![Layout::tseq(1, k, le.zipped_pair())], |d, a| {
+                d.add(
+                    StOp::MapT {
+                        n: 1,
+                        i: k,
+                        body: b,
+                    },
+                    a,
+                )
+            })?;
+            d.add(
+                StOp::ReduceT {
+                    n: no,
+                    i: io,
+                    body: combine,
+                },
+                &[partial],
+            )
+        }
+        other => Err(format!("reduce: no lowering for the input form {other:?}")),
+    }
+}
+
+/// `down_1d n idx` whose input layer has form `u` (elements `le`), applied to `kids`
+/// (reference §4.5.5).
+pub fn down_in(
+    d: &mut Design,
+    n: u64,
+    idx: u64,
+    u: &LayerForm,
+    le: &Layout,
+    kids: &[StId],
+) -> Result<StId, String> {
+    match u {
+        LayerForm::Space => d.add(
+            StOp::DownS {
+                n,
+                idx,
+                elem: le.clone(),
+            },
+            kids,
+        ),
+        LayerForm::Time { i } => d.add(
+            StOp::DownT {
+                n,
+                i: *i,
+                idx,
+                elem: le.clone(),
+            },
+            kids,
+        ),
+        LayerForm::TimeSpace { no, io, ni } => {
+            let (no, io, ni) = (*no, *io, *ni);
+            let picked = d.add(
+                StOp::DownT {
+                    n: no,
+                    i: io,
+                    idx: idx / ni,
+                    elem: Layout::sseq(ni, le.clone()),
+                },
+                kids,
+            )?;
+            let inner = d.body_with(vec![Layout::sseq(ni, le.clone())], |d, a| {
+                d.add(
+                    StOp::DownS {
+                        n: ni,
+                        idx: idx % ni,
+                        elem: le.clone(),
+                    },
+                    a,
+                )
+            })?;
+            d.add(
+                StOp::MapT {
+                    n: 1,
+                    i: no + io - 1,
+                    body: inner,
+                },
+                &[picked],
+            )
+        }
+        LayerForm::Nested(levels) if levels.len() == 2 => {
+            let ((no, io), (ni, ii)) = (levels[0], levels[1]);
+            let picked = d.add(
+                StOp::DownT {
+                    n: no,
+                    i: io,
+                    idx: idx / ni,
+                    elem: Layout::tseq(ni, ii, le.clone()),
+                },
+                kids,
+            )?;
+            let inner = d.body_with(vec![Layout::tseq(ni, ii, le.clone())], |d, a| {
+                d.add(
+                    StOp::DownT {
+                        n: ni,
+                        i: ii,
+                        idx: idx % ni,
+                        elem: le.clone(),
+                    },
+                    a,
+                )
+            })?;
+            d.add(
+                StOp::MapT {
+                    n: 1,
+                    i: no + io - 1,
+                    body: inner,
+                },
+                &[picked],
+            )
+        }
+        other => Err(format!("down_1d: no lowering for the input form {other:?}")),
+    }
+}
+
+/// `up_1d` to `tseq no io (sseq ni le)`: `up_t` of the element, then `map_t (up_s ni)`.
+pub fn up_split(
+    d: &mut Design,
+    (no, io, ni): (u64, u64, u64),
+    le: &Layout,
+    kids: &[StId],
+) -> Result<StId, String> {
+    let rep = d.add(
+        StOp::UpT {
+            n: no,
+            i: io,
+            elem: Layout::sseq(1, le.clone()),
+        },
+        kids,
+    )?;
+    let inner = d.body_with(vec![Layout::sseq(1, le.clone())], |d, a| {
+        d.add(
+            StOp::UpS {
+                n: ni,
+                elem: le.clone(),
+            },
+            a,
+        )
+    })?;
+    d.add(
+        StOp::MapT {
+            n: no,
+            i: io,
+            body: inner,
+        },
+        &[rep],
+    )
+}
+
+/// The input layer form of a `reduce`/`down_1d` over `n` elements whose length-1 output
+/// layer has form `r` (Aetherling's rule, reference §4.5.5).
+pub fn shrink_input(r: &LayerForm, n: u64) -> Option<LayerForm> {
+    let largest = |limit: u64| {
+        divisors(n)
+            .into_iter()
+            .filter(|d| *d <= limit)
+            .max()
+            .unwrap_or(1)
+    };
+    match r {
+        LayerForm::Space => Some(LayerForm::Space),
+        LayerForm::Time { i: d } if d + 1 >= n => Some(LayerForm::Time { i: d + 1 - n }),
+        LayerForm::Time { i: d }
+        | LayerForm::TimeSpace {
+            no: 1,
+            io: d,
+            ni: 1,
+        } => {
+            let no = if d + 1 >= n { n } else { largest(d + 1) };
+            Some(LayerForm::TimeSpace {
+                no,
+                io: d + 1 - no,
+                ni: n / no,
+            })
+        }
+        LayerForm::Nested(levels) if levels.len() == 2 && levels[0].0 == 1 && levels[1].0 == 1 => {
+            let (d0, d1) = (levels[0].1, levels[1].1);
+            let no = divisors(n)
+                .into_iter()
+                .filter(|no| *no <= d0 + 1 && n / no <= d1 + 1)
+                .max()?;
+            let ni = n / no;
+            Some(LayerForm::Nested(vec![
+                (no, d0 + 1 - no),
+                (ni, d1 + 1 - ni),
+            ]))
+        }
+        _ => None,
+    }
 }

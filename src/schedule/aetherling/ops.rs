@@ -1,13 +1,15 @@
 //! The per-operator lowering of maps, reductions, up/down sampling and shifts for each
 //! layer form (reference §4.5.2–§4.5.6).
 
-use super::super::lowering::{nested_map, shift_op, wraps};
-use super::super::slowdown::{build_layout, divisors, LayerForm};
+use super::super::lowering::{
+    down_in, nested_map, reduce_in, shift_op, shrink_input, up_split, wraps,
+};
+use super::super::slowdown::{build_layout, LayerForm};
 use super::lower::{Forms, Lowerer};
 use crate::seq::types::SeqType;
 use crate::seq::value::Value;
 use crate::seq::NodeId as SeqId;
-use crate::st::{Layout, NodeId as StId, StOp};
+use crate::st::{NodeId as StId, StOp};
 
 impl Lowerer<'_> {
     pub(super) fn map(
@@ -43,64 +45,14 @@ impl Lowerer<'_> {
     }
 
     /// The input layer form of a `reduce`/`down_1d` over `n` elements whose length-1 output
-    /// layer has form `r`, and whether a reshape must drop an `sseq 1` afterwards
-    /// (reference §4.5.5).
-    pub(super) fn shrink_input(r: &LayerForm, n: u64) -> Result<(LayerForm, bool), String> {
-        let largest = |limit: u64| {
-            divisors(n)
-                .into_iter()
-                .filter(|d| *d <= limit)
-                .max()
-                .unwrap_or(1)
-        };
-        match r {
-            LayerForm::Space => Ok((LayerForm::Space, false)),
-            LayerForm::Time { i: d } if d + 1 >= n => Ok((LayerForm::Time { i: d + 1 - n }, false)),
-            LayerForm::Time { i: d } => {
-                let no = largest(d + 1);
-                Ok((
-                    LayerForm::TimeSpace {
-                        no,
-                        io: d + 1 - no,
-                        ni: n / no,
-                    },
-                    true,
-                ))
-            }
-            LayerForm::TimeSpace {
-                no: 1,
-                io: d,
-                ni: 1,
-            } => {
-                let no = if d + 1 >= n { n } else { largest(d + 1) };
-                Ok((
-                    LayerForm::TimeSpace {
-                        no,
-                        io: d + 1 - no,
-                        ni: n / no,
-                    },
-                    false,
-                ))
-            }
-            LayerForm::Nested(levels)
-                if levels.len() == 2 && levels[0].0 == 1 && levels[1].0 == 1 =>
-            {
-                let (d0, d1) = (levels[0].1, levels[1].1);
-                let no = divisors(n)
-                    .into_iter()
-                    .filter(|no| *no <= d0 + 1 && n / no <= d1 + 1)
-                    .max()
-                    .ok_or_else(|| format!("no split of {n} fits (tseq 1 {d0} (tseq 1 {d1} _))"))?;
-                let ni = n / no;
-                Ok((
-                    LayerForm::Nested(vec![(no, d0 + 1 - no), (ni, d1 + 1 - ni)]),
-                    false,
-                ))
-            }
-            other => Err(format!(
-                "no input layout for a length-1 output laid out as {other:?}"
-            )),
-        }
+    /// layer has form `r` ([`shrink_input`]), and whether a reshape must drop an `sseq 1`
+    /// afterwards: a sequential output `tseq 1 d` too short for the `n` elements is fed by a
+    /// split input, whose result carries an `sseq 1` layer (reference §4.5.5).
+    pub(super) fn shrink(r: &LayerForm, n: u64) -> Result<(LayerForm, bool), String> {
+        let u = shrink_input(r, n)
+            .ok_or_else(|| format!("no input layout for a length-1 output laid out as {r:?}"))?;
+        let drop_sseq1 = matches!(r, LayerForm::Time { i: d } if d + 1 < n);
+        Ok((u, drop_sseq1))
     }
 
     pub(super) fn reduce(
@@ -115,87 +67,11 @@ impl Lowerer<'_> {
         let elem_ty = ty.as_seq().ok_or("reduce: not a sequence")?.1.clone();
         let le = build_layout(&elem_ty, rest);
         let (b, _) = self.lower_body(body, rest, &[elem_ty.zipped_pair()])?;
-        let (u, drop_sseq1) = Self::shrink_input(r, n)?;
+        let (u, drop_sseq1) = Self::shrink(r, n)?;
         let mut in_forms = vec![u.clone()];
         in_forms.extend(rest.iter().cloned());
         let xs = self.lower(x, &in_forms)?;
-        let out = match u {
-            LayerForm::Space => self.d.add(StOp::ReduceS { n, body: b }, &[xs])?,
-            LayerForm::Time { i } => self.d.add(StOp::ReduceT { n, i, body: b }, &[xs])?,
-            LayerForm::TimeSpace { no, io, ni } => {
-                let inner = self
-                    .d
-                    .body_with(vec![Layout::sseq(ni, le.clone())], |d, a| {
-                        d.add(StOp::ReduceS { n: ni, body: b }, a)
-                    })?;
-                let partial = self.d.add(
-                    StOp::MapT {
-                        n: no,
-                        i: io,
-                        body: inner,
-                    },
-                    &[xs],
-                )?;
-                let combine = self
-                    .d
-                    .body_with(vec![Layout::sseq(1, le.zipped_pair())], |d, a| {
-                        d.add(StOp::MapS { n: 1, body: b }, a)
-                    })?;
-                self.d.add(
-                    StOp::ReduceT {
-                        n: no,
-                        i: io,
-                        body: combine,
-                    },
-                    &[partial],
-                )?
-            }
-            LayerForm::Nested(ref levels) => {
-                let ((no, io), (ni, ii)) = (levels[0], levels[1]);
-                let inner = self
-                    .d
-                    .body_with(vec![Layout::tseq(ni, ii, le.clone())], |d, a| {
-                        d.add(
-                            StOp::ReduceT {
-                                n: ni,
-                                i: ii,
-                                body: b,
-                            },
-                            a,
-                        )
-                    })?;
-                let partial = self.d.add(
-                    StOp::MapT {
-                        n: no,
-                        i: io,
-                        body: inner,
-                    },
-                    &[xs],
-                )?;
-                let k = ni + ii - 1;
-                let combine =
-                    self.d
-                        .body_with(vec![Layout::tseq(1, k, le.zipped_pair())], |d, a| {
-                            d.add(
-                                StOp::MapT {
-                                    n: 1,
-                                    i: k,
-                                    body: b,
-                                },
-                                a,
-                            )
-                        })?;
-                self.d.add(
-                    StOp::ReduceT {
-                        n: no,
-                        i: io,
-                        body: combine,
-                    },
-                    &[partial],
-                )?
-            }
-            other => return Err(format!("reduce: unsupported input layout {other:?}")),
-        };
+        let out = reduce_in(&mut self.d, n, &u, &le, b, &[xs])?;
         if drop_sseq1 {
             return self.reshape(out, build_layout(ty, forms));
         }
@@ -212,83 +88,11 @@ impl Lowerer<'_> {
     ) -> Result<StId, String> {
         let (r, rest) = forms.split_first().ok_or("down_1d: missing layout")?;
         let le = build_layout(ty.as_seq().ok_or("down_1d: not a sequence")?.1, rest);
-        let (u, drop_sseq1) = Self::shrink_input(r, n)?;
+        let (u, drop_sseq1) = Self::shrink(r, n)?;
         let mut in_forms = vec![u.clone()];
         in_forms.extend(rest.iter().cloned());
         let xs = self.lower(x, &in_forms)?;
-        let out = match u {
-            LayerForm::Space => self.d.add(StOp::DownS { n, idx, elem: le }, &[xs])?,
-            LayerForm::Time { i } => self.d.add(
-                StOp::DownT {
-                    n,
-                    i,
-                    idx,
-                    elem: le,
-                },
-                &[xs],
-            )?,
-            LayerForm::TimeSpace { no, io, ni } => {
-                let outer = StOp::DownT {
-                    n: no,
-                    i: io,
-                    idx: idx / ni,
-                    elem: Layout::sseq(ni, le.clone()),
-                };
-                let picked = self.d.add(outer, &[xs])?;
-                let inner = self
-                    .d
-                    .body_with(vec![Layout::sseq(ni, le.clone())], |d, a| {
-                        d.add(
-                            StOp::DownS {
-                                n: ni,
-                                idx: idx % ni,
-                                elem: le.clone(),
-                            },
-                            a,
-                        )
-                    })?;
-                self.d.add(
-                    StOp::MapT {
-                        n: 1,
-                        i: no + io - 1,
-                        body: inner,
-                    },
-                    &[picked],
-                )?
-            }
-            LayerForm::Nested(ref levels) => {
-                let ((no, io), (ni, ii)) = (levels[0], levels[1]);
-                let outer = StOp::DownT {
-                    n: no,
-                    i: io,
-                    idx: idx / ni,
-                    elem: Layout::tseq(ni, ii, le.clone()),
-                };
-                let picked = self.d.add(outer, &[xs])?;
-                let inner = self
-                    .d
-                    .body_with(vec![Layout::tseq(ni, ii, le.clone())], |d, a| {
-                        d.add(
-                            StOp::DownT {
-                                n: ni,
-                                i: ii,
-                                idx: idx % ni,
-                                elem: le.clone(),
-                            },
-                            a,
-                        )
-                    })?;
-                self.d.add(
-                    StOp::MapT {
-                        n: 1,
-                        i: no + io - 1,
-                        body: inner,
-                    },
-                    &[picked],
-                )?
-            }
-            other => return Err(format!("down_1d: unsupported input layout {other:?}")),
-        };
+        let out = down_in(&mut self.d, n, idx, &u, &le, &[xs])?;
         if drop_sseq1 {
             return self.reshape(out, build_layout(ty, forms));
         }
@@ -327,33 +131,7 @@ impl Lowerer<'_> {
                         ni: 1,
                     }),
                 )?;
-                let rep = self.d.add(
-                    StOp::UpT {
-                        n: no,
-                        i: io,
-                        elem: Layout::sseq(1, le.clone()),
-                    },
-                    &[xs],
-                )?;
-                let inner = self
-                    .d
-                    .body_with(vec![Layout::sseq(1, le.clone())], |d, a| {
-                        d.add(
-                            StOp::UpS {
-                                n: ni,
-                                elem: le.clone(),
-                            },
-                            a,
-                        )
-                    })?;
-                self.d.add(
-                    StOp::MapT {
-                        n: no,
-                        i: io,
-                        body: inner,
-                    },
-                    &[rep],
-                )
+                up_split(&mut self.d, (no, io, ni), &le, &[xs])
             }
             _ => Err("up_1d has no lowering under nested time layouts in Aetherling".into()),
         }

@@ -439,7 +439,7 @@ impl Lowerer<'_> {
                     d + 1
                 ))
             }
-            Time { .. } | Space | TimeSpace { .. } | Nested(_) => Self::shrink_input(r, n)?.0,
+            Time { .. } | Space | TimeSpace { .. } | Nested(_) => Self::shrink(r, n)?.0,
             other => return Err(format!("seq_to_stuple {n}: no lowering to {other:?}")),
         };
         let t = self

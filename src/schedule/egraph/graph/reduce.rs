@@ -1,55 +1,14 @@
 //! Lowering of `reduce`, `down_1d` and `up_1d`: the length-changing operators, with
 //! Aetherling's input layer forms.
 
-use super::super::super::slowdown::{divisors, LayerForm};
+use super::super::super::slowdown::LayerForm;
 use super::how::How;
 use super::layout::split_top;
 use super::StreamGraph;
 use crate::egraph::lang::SeqLang;
+use crate::schedule::lowering::shrink_input;
 use crate::seq::types::SeqType;
 use crate::st::{Layout, StOp};
-
-/// The input layer form of a `reduce`/`down_1d` over `n` elements whose length-1 output
-/// layer has form `r` (Aetherling's rule, reference §4.5.5).
-fn shrink_input(r: &LayerForm, n: u64) -> Option<LayerForm> {
-    let largest = |limit: u64| {
-        divisors(n)
-            .into_iter()
-            .filter(|d| *d <= limit)
-            .max()
-            .unwrap_or(1)
-    };
-    match r {
-        LayerForm::Space => Some(LayerForm::Space),
-        LayerForm::Time { i: d } if d + 1 >= n => Some(LayerForm::Time { i: d + 1 - n }),
-        LayerForm::Time { i: d }
-        | LayerForm::TimeSpace {
-            no: 1,
-            io: d,
-            ni: 1,
-        } => {
-            let no = if d + 1 >= n { n } else { largest(d + 1) };
-            Some(LayerForm::TimeSpace {
-                no,
-                io: d + 1 - no,
-                ni: n / no,
-            })
-        }
-        LayerForm::Nested(levels) if levels.len() == 2 && levels[0].0 == 1 && levels[1].0 == 1 => {
-            let (d0, d1) = (levels[0].1, levels[1].1);
-            let no = divisors(n)
-                .into_iter()
-                .filter(|no| *no <= d0 + 1 && n / no <= d1 + 1)
-                .max()?;
-            let ni = n / no;
-            Some(LayerForm::Nested(vec![
-                (no, d0 + 1 - no),
-                (ni, d1 + 1 - ni),
-            ]))
-        }
-        _ => None,
-    }
-}
 
 impl StreamGraph<'_> {
     /// Lowers a `reduce`, `down_1d` or `up_1d`.
