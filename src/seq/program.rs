@@ -140,34 +140,27 @@ impl Program {
     /// The nodes of one scope reachable from `root`, in topological order: the nodes a
     /// program output or a function body computes, without descending into nested bodies.
     pub fn scope(&self, root: NodeId) -> Vec<NodeId> {
-        let mut seen = vec![false; root.index() + 1];
-        let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
-            if std::mem::replace(&mut seen[id.index()], true) {
-                continue;
-            }
-            stack.extend(self.node(id).args.iter().copied());
-        }
-        (0..=root.0)
-            .map(NodeId)
-            .filter(|id| seen[id.index()])
+        let args = |i: usize, out: &mut Vec<usize>| {
+            out.extend(self.nodes[i].args.iter().map(|a| a.index()));
+        };
+        crate::util::arena::reachable(root.index() + 1, &[root.index()], args)
+            .into_iter()
+            .map(|i| NodeId(i as u32))
             .collect()
     }
 
     /// Every node reachable from the output, bodies included, in topological order.
     pub fn reachable(&self) -> Vec<NodeId> {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack = vec![self.output];
-        stack.extend(self.inputs.iter().map(|i| i.node));
-        while let Some(id) = stack.pop() {
-            if std::mem::replace(&mut seen[id.index()], true) {
-                continue;
-            }
-            let node = self.node(id);
-            stack.extend(node.args.iter().copied());
-            stack.extend(node.op.bodies());
-        }
-        self.ids().filter(|id| seen[id.index()]).collect()
+        let mut roots = vec![self.output.index()];
+        roots.extend(self.inputs.iter().map(|i| i.node.index()));
+        let children = |i: usize, out: &mut Vec<usize>| {
+            let node = &self.nodes[i];
+            out.extend(node.args.iter().chain(&node.op.bodies()).map(|a| a.index()));
+        };
+        crate::util::arena::reachable(self.nodes.len(), &roots, children)
+            .into_iter()
+            .map(|i| NodeId(i as u32))
+            .collect()
     }
 
     /// How many reachable nodes use each operator name, sorted by name.

@@ -313,17 +313,12 @@ impl Design {
     /// The nodes of the scope computing `root` (not descending into bodies), in topological
     /// order.
     pub fn scope(&self, root: NodeId) -> Vec<NodeId> {
-        let mut seen = vec![false; root.index() + 1];
-        let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
-            if std::mem::replace(&mut seen[id.index()], true) {
-                continue;
-            }
-            stack.extend(self.node(id).args.iter().copied());
-        }
-        (0..=root.0)
-            .map(NodeId)
-            .filter(|id| seen[id.index()])
+        let args = |i: usize, out: &mut Vec<usize>| {
+            out.extend(self.nodes[i].args.iter().map(|a| a.index()));
+        };
+        crate::util::arena::reachable(root.index() + 1, &[root.index()], args)
+            .into_iter()
+            .map(|i| NodeId(i as u32))
             .collect()
     }
 
