@@ -94,8 +94,8 @@ enum Command {
     Explore {
         /// The program file (.seq).
         file: PathBuf,
-        /// Comma-separated slowdowns (default: every divisor-friendly slowdown up to the
-        /// maximum, as `tessera slowdowns` lists them).
+        /// Comma-separated slowdowns (default: every divisor of the fully sequential
+        /// design's clock count).
         #[arg(long, value_name = "LIST")]
         slowdowns: Option<String>,
         /// Only slowdowns up to N (with the default list).
@@ -105,25 +105,47 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Schedule a program (.seq) at a slowdown: the least-area space-time design.
+    /// Schedule a program (.seq): the least-area space-time design at a slowdown, the
+    /// fastest design within an area, or the best under an area/slowdown objective.
     ///
     /// The slowdown is the number of clocks the design takes for one whole input (1 = fully
     /// parallel). Prints the design in the .st format (or writes it with -o) and a summary
     /// line on stderr: output layout, latency, model area. If the slowdown cannot be met,
     /// says which slowdowns near it can. Strategy `egraph` (the default) is Tessera's e-graph
-    /// scheduler; `aetherling` is Aetherling's own algorithm.
+    /// scheduler; `aetherling` is Aetherling's own algorithm. --max-area and --objective
+    /// schedule every default slowdown (the divisors of the fully sequential design's clock
+    /// count) and pick one.
+    #[command(group(clap::ArgGroup::new("target").required(true).args(["slowdown", "max_area", "objective"])))]
     Schedule {
         /// The program file (.seq).
         file: PathBuf,
         /// Clocks per whole input.
         #[arg(long, value_name = "S")]
-        slowdown: u64,
+        slowdown: Option<u64>,
+        /// The fastest design whose model area (scalar) is at most A.
+        #[arg(long, value_name = "A")]
+        max_area: Option<f64>,
+        /// The design minimizing an objective over the default slowdowns: `area-time` is
+        /// model area x slowdown.
+        #[arg(long, value_enum, value_name = "O")]
+        objective: Option<schedule_cmds::Objective>,
         /// Which scheduler to use.
         #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
         /// Write the design (.st) here instead of printing it.
         #[arg(short = 'o', long = "output", value_name = "DESIGN.st")]
         output: Option<PathBuf>,
+        /// Pin the output layout, written as in .st files, e.g. "(tseq 16 0 uint8)"
+        /// (egraph strategy; the slowdown must equal the layout's clocks).
+        #[arg(long, value_name = "LAYOUT")]
+        output_layout: Option<String>,
+        /// Add the derivation from the program to the design: the rewrites to the
+        /// scheduled sequence term, then each lowering to a space-time operator.
+        #[arg(long)]
+        explain: bool,
+        /// Do not try the designs of faster slowdowns run in bursts (egraph strategy).
+        #[arg(long)]
+        no_burst: bool,
         /// With the e-graph strategy: extract the top scope exactly by ILP (needs a build
         /// with `--features lp` and CBC; practical for small programs only).
         #[arg(long)]
@@ -308,11 +330,38 @@ pub fn main() -> i32 {
         Command::Schedule {
             file,
             slowdown,
+            max_area,
+            objective,
             strategy,
             output,
+            output_layout,
+            explain,
+            no_burst,
             exact,
             json,
-        } => schedule_cmds::schedule(&file, slowdown, strategy, output.as_deref(), exact, json),
+        } => {
+            // clap's required group guarantees one of the three.
+            let target = match (slowdown, max_area, objective) {
+                (Some(s), _, _) => schedule_cmds::Target::Slowdown(s),
+                (_, Some(a), _) => schedule_cmds::Target::MaxArea(a),
+                (_, _, o) => schedule_cmds::Target::Objective(
+                    o.unwrap_or(schedule_cmds::Objective::AreaTime),
+                ),
+            };
+            schedule_cmds::schedule(
+                &file,
+                &schedule_cmds::ScheduleArgs {
+                    target,
+                    strategy,
+                    out: output.as_deref(),
+                    exact,
+                    json,
+                    explain,
+                    output_layout: output_layout.as_deref(),
+                    burst: !no_burst,
+                },
+            )
+        }
         Command::Explore {
             file,
             slowdowns,

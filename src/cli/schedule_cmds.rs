@@ -6,6 +6,7 @@ use crate::schedule::{aetherling, egraph};
 use crate::seq::{load_program, Program};
 use crate::st::area::{area, Weights};
 use crate::st::latency::design_latency;
+use crate::st::text::parse_layout;
 use crate::st::Design;
 use std::path::Path;
 
@@ -65,70 +66,181 @@ pub fn slowdown_list(
 /// What a strategy returns, for printing.
 struct Got {
     design: crate::st::Design,
+    explanation: Option<egraph::explain::Explanation>,
+    burst: Option<egraph::Burst>,
+    slowdown: u64,
     name: &'static str,
     summary: String,
     json: serde_json::Value,
 }
 
-/// `tessera schedule FILE.seq --slowdown S [--strategy ..] [--exact] [-o DESIGN.st] [--json]`.
-pub fn schedule(
-    file: &Path,
-    slowdown: u64,
-    strategy: Strategy,
-    out: Option<&Path>,
-    exact: bool,
-    json: bool,
-) -> CliResult {
-    let p = load_program(file)?;
-    if exact && strategy != Strategy::Egraph {
-        return Err("--exact applies to the egraph strategy only".into());
-    }
-    if slowdown == 0 {
-        return Err("the slowdown is a number of clocks: at least 1".into());
-    }
-    let got = match strategy {
-        Strategy::Aetherling => aetherling::schedule(&p, slowdown).map(|b| Got {
-            design: b.design,
-            name: "aetherling",
-            summary: format!(
-                "{} of {} output layouts scheduled",
-                b.candidates_ok, b.candidates_tried
-            ),
-            json: serde_json::json!({"tried": b.candidates_tried, "scheduled": b.candidates_ok}),
+/// What `tessera schedule` is asked for.
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    /// The least-area design at this slowdown.
+    Slowdown(u64),
+    /// The fastest design (least slowdown among the default slowdowns) whose model area
+    /// is at most this.
+    MaxArea(f64),
+    /// The default slowdown whose least-area design minimizes the objective.
+    Objective(Objective),
+}
+
+/// An objective that weighs area against slowdown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Objective {
+    /// Model area times slowdown (area x clocks per frame: the hardware-time one frame
+    /// occupies); ties go to the faster design.
+    AreaTime,
+}
+
+/// The options of `tessera schedule`.
+#[derive(Clone, Debug)]
+pub struct ScheduleArgs<'a> {
+    /// What to schedule for.
+    pub target: Target,
+    /// Which scheduler.
+    pub strategy: Strategy,
+    /// Write the design here instead of printing it.
+    pub out: Option<&'a Path>,
+    /// Exact extraction (ILP).
+    pub exact: bool,
+    /// JSON output.
+    pub json: bool,
+    /// Add the derivation from the program to the design.
+    pub explain: bool,
+    /// Pin the output layout (text, as in .st files).
+    pub output_layout: Option<&'a str>,
+    /// Try faster designs run in bursts.
+    pub burst: bool,
+}
+
+fn got_egraph(g: egraph::Scheduled, s: u64) -> Got {
+    let burst = g.burst.map_or(String::new(), |b| {
+        format!(
+            "; the design of slowdown {} run in bursts of 1 in {}",
+            b.from, b.factor
+        )
+    });
+    Got {
+        summary: format!(
+            "e-graph {} e-nodes / {} e-classes, stream graph {} nodes / {} classes{}, {} of {} roots built{burst}",
+            g.seq_nodes,
+            g.seq_classes,
+            g.egraph_nodes,
+            g.egraph_classes,
+            if g.truncated { " (truncated)" } else { "" },
+            g.roots_ok,
+            g.roots_tried
+        ),
+        json: serde_json::json!({
+            "tried": g.roots_tried,
+            "scheduled": g.roots_ok,
+            "egraph": {"nodes": g.seq_nodes, "classes": g.seq_classes},
+            "stream_graph": {"nodes": g.egraph_nodes, "classes": g.egraph_classes, "truncated": g.truncated},
+            "burst": g.burst,
         }),
-        Strategy::Egraph => egraph::schedule(
-            &p,
-            slowdown,
-            &egraph::Options {
-                exact,
-                ..egraph::Options::default()
-            },
-        ).map(|g| {
-            Got {
-                summary: format!(
-                    "e-graph {} e-nodes / {} e-classes, stream graph {} nodes / {} classes{}, {} of {} roots built",
-                    g.seq_nodes,
-                    g.seq_classes,
-                    g.egraph_nodes,
-                    g.egraph_classes,
-                    if g.truncated { " (truncated)" } else { "" },
-                    g.roots_ok,
-                    g.roots_tried
-                ),
-                json: serde_json::json!({
-                    "tried": g.roots_tried,
-                    "scheduled": g.roots_ok,
-                    "egraph": {"nodes": g.seq_nodes, "classes": g.seq_classes},
-                    "stream_graph": {"nodes": g.egraph_nodes, "classes": g.egraph_classes, "truncated": g.truncated},
-                }),
-                design: g.design,
-                name: "egraph",
-            }
+        design: g.design,
+        explanation: g.explanation,
+        burst: g.burst,
+        slowdown: s,
+        name: "egraph",
+    }
+}
+
+fn got_baseline(b: aetherling::BaselineDesign, s: u64) -> Got {
+    Got {
+        summary: format!(
+            "{} of {} output layouts scheduled",
+            b.candidates_ok, b.candidates_tried
+        ),
+        json: serde_json::json!({"tried": b.candidates_tried, "scheduled": b.candidates_ok}),
+        design: b.design,
+        explanation: None,
+        burst: None,
+        slowdown: s,
+        name: "aetherling",
+    }
+}
+
+/// Every default slowdown's design with its model area, for `--max-area` and `--objective`.
+fn all_designs(p: &Program, a: &ScheduleArgs, o: &egraph::Options) -> Vec<(u64, f64, Got)> {
+    let slowdowns = default_slowdowns(p);
+    match a.strategy {
+        Strategy::Egraph => egraph::explore_designs(p, &slowdowns, o)
+            .into_iter()
+            .filter_map(|(s, r)| r.ok().map(|g| (s, g.area, got_egraph(g, s))))
+            .collect(),
+        Strategy::Aetherling => {
+            crate::util::par::par_map(&slowdowns, |s| aetherling::schedule(p, *s).ok())
+                .into_iter()
+                .zip(&slowdowns)
+                .filter_map(|(b, s)| b.map(|b| (*s, b.area, got_baseline(b, *s))))
+                .collect()
+        }
+    }
+}
+
+/// Picks the design `target` asks for among `all` (ascending slowdown).
+fn pick(all: Vec<(u64, f64, Got)>, target: Target) -> Result<Got, String> {
+    let smallest = all
+        .iter()
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .map(|(s, a, _)| (*s, *a));
+    let chosen = match target {
+        Target::Slowdown(_) => unreachable!("a slowdown is scheduled directly"),
+        Target::MaxArea(max) => all.into_iter().find(|(_, a, _)| *a <= max + 1e-9),
+        Target::Objective(Objective::AreaTime) => all.into_iter().min_by(|x, y| {
+            (x.1 * x.0 as f64)
+                .total_cmp(&(y.1 * y.0 as f64))
+                .then(x.0.cmp(&y.0))
         }),
     };
-    let got = match got {
-        Ok(got) => got,
-        Err(e) => {
+    chosen
+        .map(|(_, _, g)| g)
+        .ok_or_else(|| match (target, smallest) {
+            (Target::MaxArea(max), Some((s, a))) => {
+                format!("no design fits area {max}: the smallest has area {a:.1} (slowdown {s})")
+            }
+            _ => "no default slowdown can be scheduled".to_string(),
+        })
+}
+
+/// `tessera schedule FILE.seq (--slowdown S | --max-area A | --objective O) [..]`.
+pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
+    let p = load_program(file)?;
+    if a.exact && a.strategy != Strategy::Egraph {
+        return Err("--exact applies to the egraph strategy only".into());
+    }
+    if a.output_layout.is_some() && a.strategy != Strategy::Egraph {
+        return Err("--output-layout applies to the egraph strategy only".into());
+    }
+    if a.explain && a.strategy != Strategy::Egraph {
+        return Err("--explain applies to the egraph strategy only".into());
+    }
+    let output = match a.output_layout {
+        Some(text) => Some(parse_layout("--output-layout", text)?),
+        None => None,
+    };
+    let o = egraph::Options {
+        exact: a.exact,
+        burst: a.burst,
+        explain: a.explain,
+        output,
+        ..egraph::Options::default()
+    };
+    let got = match a.target {
+        Target::Slowdown(0) => return Err("the slowdown is a number of clocks: at least 1".into()),
+        Target::Slowdown(slowdown) => match a.strategy {
+            Strategy::Aetherling => {
+                aetherling::schedule(&p, slowdown).map(|b| got_baseline(b, slowdown))
+            }
+            Strategy::Egraph => egraph::schedule(&p, slowdown, &o).map(|g| got_egraph(g, slowdown)),
+        }
+        .map_err(|e| {
+            if o.output.is_some() {
+                return format!("{}: {e}", file.display());
+            }
             let near = nearest_feasible(&p, slowdown);
             let hint = if near.is_empty() {
                 String::new()
@@ -141,8 +253,19 @@ pub fn schedule(
                         .join(", ")
                 )
             };
-            return Err(format!("{}: {e}{hint}", file.display()).into());
+            format!("{}: {e}{hint}", file.display())
+        })?,
+        Target::MaxArea(max) if !(max >= 0.0 && max.is_finite()) => {
+            return Err(format!("--max-area must be a non-negative number, not {max}").into())
         }
+        target => {
+            pick(all_designs(&p, a, &o), target).map_err(|e| format!("{}: {e}", file.display()))?
+        }
+    };
+    let (slowdown, json, out) = (got.slowdown, a.json, a.out);
+    let explained = match &got.explanation {
+        Some(e) if a.explain => Some(Explained::new(&p, e, got.burst)),
+        _ => None,
     };
     let d = &got.design;
     let report = area(d);
@@ -174,12 +297,16 @@ pub fn schedule(
             },
             "candidates": got.json,
             "design": if out.is_some() { serde_json::Value::Null } else { text.clone().into() },
+            "explanation": explained.as_ref().map(Explained::json),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(0);
     }
     if out.is_none() {
         print!("{text}");
+    }
+    if let Some(e) = &explained {
+        print!("{}", e.text());
     }
     let a = &report.total;
     eprintln!(
@@ -267,4 +394,70 @@ pub fn explore(file: &Path, list: Option<&str>, max: Option<u64>, json: bool) ->
         );
     }
     Ok(0)
+}
+
+/// The `--explain` part of `tessera schedule`: the derivation and the lowering.
+struct Explained {
+    derivation: Result<crate::egraph::prove::Derivation, String>,
+    term: String,
+    lowering: Vec<String>,
+    burst: Option<egraph::Burst>,
+}
+
+impl Explained {
+    fn new(p: &Program, e: &egraph::explain::Explanation, burst: Option<egraph::Burst>) -> Self {
+        Explained {
+            derivation: egraph::derivation(p, &e.term),
+            term: e.term.pretty(90),
+            lowering: e.lowering.clone(),
+            burst,
+        }
+    }
+
+    /// As `;` comment lines, so the printed design stays a valid .st file.
+    fn text(&self) -> String {
+        let mut s =
+            String::from(";\n; Explanation\n;\n; The design implements the sequence term\n");
+        for l in self.term.lines() {
+            s.push_str(&format!(";   {l}\n"));
+        }
+        match &self.derivation {
+            Ok(d) => {
+                s.push_str(&format!(
+                    ";\n; Derivation from the program ({} rewrite steps):\n",
+                    d.steps.len().saturating_sub(1)
+                ));
+                for l in d.text(90).lines() {
+                    s.push_str(&format!(";   {l}\n"));
+                }
+            }
+            Err(e) => s.push_str(&format!(";\n; Derivation: {e}\n")),
+        }
+        s.push_str(";\n; Lowering (term in layout <- space-time operator), outermost first:\n");
+        for l in &self.lowering {
+            s.push_str(&format!(";   {l}\n"));
+        }
+        if let Some(b) = self.burst {
+            s.push_str(&format!(
+                ";\n; Then run in bursts: the design of slowdown {} mapped by map_t 1 {} (the same hardware, idle {} of every {} periods).\n",
+                b.from,
+                b.factor - 1,
+                b.factor - 1,
+                b.factor
+            ));
+        }
+        s
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "term": self.term,
+            "derivation": match &self.derivation {
+                Ok(d) => d.json(),
+                Err(e) => serde_json::json!({"error": e}),
+            },
+            "lowering": self.lowering,
+            "burst": self.burst,
+        })
+    }
 }

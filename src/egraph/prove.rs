@@ -205,9 +205,22 @@ pub fn prove(
     let names: Vec<InputSig> = input_sigs(a);
     let ea = program_to_expr(a, Some(&names));
     let eb = program_to_expr(b, Some(&names));
+    Ok(prove_exprs(&ea, &eb, &names, rules, cfg, explain))
+}
+
+/// [`prove`] on two terms over the inputs `names` (already known to be comparable).
+pub fn prove_exprs(
+    ea: &RecExpr<SeqLang>,
+    eb: &RecExpr<SeqLang>,
+    names: &[InputSig],
+    rules: &RuleSet,
+    cfg: &SatConfig,
+    explain: bool,
+) -> ProveOutcome {
+    let (ea, eb) = (ea.clone(), eb.clone());
     let mut cfg = cfg.clone();
     cfg.explanations = explain;
-    let mut sat = saturate(&[ea.clone(), eb.clone()], &names, rules, &cfg, true);
+    let mut sat = saturate(&[ea.clone(), eb.clone()], names, rules, &cfg, true);
     let proven = sat.runner.egraph.find(sat.roots[0]) == sat.runner.egraph.find(sat.roots[1]);
     let derivation = if proven && explain {
         let mut expl = sat.runner.explain_equivalence(&ea, &eb);
@@ -216,11 +229,11 @@ pub fn prove(
     } else {
         None
     };
-    Ok(ProveOutcome {
+    ProveOutcome {
         proven,
         report: sat.report,
         derivation,
-    })
+    }
 }
 
 /// The expression of a flat term (without parsing: inputs do not parse back).

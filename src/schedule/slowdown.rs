@@ -111,16 +111,84 @@ pub fn aetherling_forms(t: &SeqType, s: u64) -> Vec<(Vec<LayerForm>, Layout)> {
 
 /// Tessera's candidates: Aetherling's plus the mixed forms, simplest first.
 pub fn tessera_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
-    enumerate(t, s, |n, s_l| {
-        let mut forms = aetherling_layer_forms(n, s_l);
-        forms.extend(mixed_layer_forms(n, s_l));
-        forms
-    })
-    .into_iter()
-    .map(|(_, l)| l)
-    .collect()
+    tessera_layouts_first(t, s, usize::MAX)
 }
 
+/// The first `cap` of Tessera's candidates, simplest first; each layout is ranked by the
+/// simplest per-layer forms that build it. Only the layouts returned are built: the
+/// per-layer form combinations are ranked by depth first, which keeps this cheap when a
+/// large slowdown has thousands of combinations but the caller wants a few dozen.
+pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize) -> Vec<Layout> {
+    let layers = seq_layers(t);
+    let splits: Vec<Vec<Vec<LayerForm>>> = distributions(s, layers.len())
+        .into_iter()
+        .map(|split| {
+            layers
+                .iter()
+                .zip(&split)
+                .map(|(n, s_l)| {
+                    let mut forms = aetherling_layer_forms(*n, *s_l);
+                    forms.extend(mixed_layer_forms(*n, *s_l));
+                    forms
+                })
+                .collect()
+        })
+        .collect();
+    // Rank (depth, split, choice indices) without building any layout.
+    let mut ranked: Vec<(usize, usize, Vec<u16>)> = Vec::new();
+    for (k, options) in splits.iter().enumerate() {
+        if options.iter().any(Vec::is_empty) {
+            continue;
+        }
+        let mut idx = vec![0u16; options.len()];
+        loop {
+            let depth = idx
+                .iter()
+                .zip(options)
+                .map(|(i, o)| o[usize::from(*i)].depth())
+                .sum();
+            ranked.push((depth, k, idx.clone()));
+            // Mixed-radix increment, last layer fastest (the order of `cross`).
+            let mut l = idx.len();
+            loop {
+                if l == 0 {
+                    break;
+                }
+                l -= 1;
+                idx[l] += 1;
+                if usize::from(idx[l]) < options[l].len() {
+                    break;
+                }
+                idx[l] = 0;
+            }
+            if idx.iter().all(|i| *i == 0) {
+                break;
+            }
+        }
+    }
+    ranked.sort_by_key(|(d, _, _)| *d); // stable: keeps enumeration order within a depth
+    let mut seen: HashSet<Layout> = HashSet::new();
+    let mut out = Vec::new();
+    for (_, k, idx) in ranked {
+        if out.len() >= cap {
+            break;
+        }
+        let combo: Vec<LayerForm> = idx
+            .iter()
+            .zip(&splits[k])
+            .map(|(i, o)| o[usize::from(*i)].clone())
+            .collect();
+        let layout = build_layout(t, &combo);
+        debug_assert_eq!(layout.clocks(), s);
+        if seen.insert(layout.clone()) {
+            out.push(layout);
+        }
+    }
+    out
+}
+
+/// Aetherling's enumeration: every combination in order, each layout kept at its first
+/// occurrence, then ordered by depth.
 fn enumerate(
     t: &SeqType,
     s: u64,

@@ -354,6 +354,22 @@ impl Design {
         out
     }
 
+    /// Copies this design into `out` as a closed body whose parameters are this design's
+    /// inputs, in order: the design becomes a function another design can map.
+    pub fn copy_as_body(&self, out: &mut Design) -> Result<BodyId, String> {
+        let root = self.try_output().ok_or("the design has no output")?;
+        let mut map: HashMap<NodeId, NodeId> = HashMap::new();
+        let mut bmap: HashMap<BodyId, BodyId> = HashMap::new();
+        let mut params = Vec::with_capacity(self.inputs.len());
+        for (k, i) in self.inputs.iter().enumerate() {
+            let k = u8::try_from(k).map_err(|_| "a body has at most 256 parameters")?;
+            map.insert(i.node, out.add_arg(k, i.layout.clone())?);
+            params.push(i.layout.clone());
+        }
+        let root = self.copy_into(out, root, &mut map, &mut bmap);
+        out.add_body(params, root)
+    }
+
     fn copy_into(
         &self,
         out: &mut Design,

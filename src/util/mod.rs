@@ -1,7 +1,8 @@
 //! Infrastructure shared by every layer: diagnostics, positioned s-expressions, a
-//! deterministic random number generator.
+//! deterministic random number generator, a deterministic parallel map.
 
 pub mod arena;
 pub mod diag;
+pub mod par;
 pub mod rng;
 pub mod sexp;

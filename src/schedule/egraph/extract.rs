@@ -34,7 +34,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
         .collect();
     for _round in 0..=n.min(200) {
         let mut changed = false;
-        for (ci, c) in g.classes.iter().enumerate() {
+        for (ci, c) in g.classes.iter().enumerate().rev() {
             'nodes: for (ni, nd) in c.nodes.iter().enumerate() {
                 if let How::Input(k) = nd.how {
                     if !input_ok(k, &c.key.norm) {

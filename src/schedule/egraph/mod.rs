@@ -15,16 +15,19 @@
 //!
 //! `docs/scheduling.md` describes the method, its bounds and measured sizes.
 
+pub mod explain;
 pub mod extract;
 pub mod graph;
 
-use super::slowdown::{divisors, tessera_layouts};
+use super::burst::burst;
+use super::slowdown::{default_slowdowns, divisors, tessera_layouts};
 use crate::egraph::rules::RuleSet;
 use crate::egraph::saturate::{saturate_program, Limits, SatConfig};
 use crate::seq::types::SeqType;
 use crate::seq::Program;
 use crate::st::area::{area, Area, Weights};
 use crate::st::{Design, Layout};
+use crate::util::par::par_map;
 use extract::{choose, improve, used_inputs, Builder, Choice};
 use graph::{Bounds, StreamGraph};
 use std::collections::BTreeMap;
@@ -46,6 +49,14 @@ pub struct Options {
     pub improve_passes: usize,
     /// Extract the top scope exactly by ILP (feature `lp`, CBC) instead of greedily.
     pub exact: bool,
+    /// Also try the designs of faster slowdowns (the divisors of `s` among the default
+    /// slowdowns) run in bursts ([`crate::schedule::burst`]), keeping the smaller.
+    pub burst: bool,
+    /// Record the explanation of each design ([`explain`]).
+    pub explain: bool,
+    /// Pin the output layout (else every candidate of the slowdown is tried); bursts are
+    /// not tried, since they change the layout.
+    pub output: Option<Layout>,
 }
 
 impl Default for Options {
@@ -62,6 +73,9 @@ impl Default for Options {
             roots: 6,
             improve_passes: 3,
             exact: false,
+            burst: true,
+            explain: false,
+            output: None,
         }
     }
 }
@@ -95,6 +109,145 @@ pub struct Scheduled {
     pub input_layouts: Vec<Layout>,
     /// The chosen output layout.
     pub output_layout: Layout,
+    /// If the design is a faster slowdown's design run in bursts: which one.
+    pub burst: Option<Burst>,
+    /// With [`Options::explain`]: the sequence term and the lowering.
+    pub explanation: Option<explain::Explanation>,
+}
+
+/// A design of slowdown `from` run once every `factor` periods ([`crate::schedule::burst`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Burst {
+    /// The slowdown of the design that runs in bursts.
+    pub from: u64,
+    /// The burst factor: the slowdown is `from * factor`.
+    pub factor: u64,
+}
+
+/// Designs already scheduled directly (without bursts), by slowdown.
+type Memo = BTreeMap<u64, Result<Scheduled, String>>;
+
+/// Schedules `p` at slowdown `s`: the least-area design of the stream graph of `s`, or,
+/// with [`Options::burst`], a faster slowdown's design run in bursts if that is smaller
+/// (ties keep the direct design).
+pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
+    schedule_memo(p, s, o, &[], &mut Memo::new())
+}
+
+/// The rewrite derivation from the program `p` to a scheduled design's sequence term
+/// ([`explain::Explanation::term`]), re-proven with explanations. Errors if the proof does
+/// not close within its limits (12 iterations, 20,000 e-nodes).
+pub fn derivation(
+    p: &Program,
+    term: &egg::RecExpr<crate::egraph::lang::SeqLang>,
+) -> Result<crate::egraph::prove::Derivation, String> {
+    use crate::egraph::convert::{input_sigs, program_to_expr};
+    use crate::egraph::prove::{prove_exprs, sequence_lengths};
+    let mut cfg = SatConfig {
+        limits: Limits {
+            iterations: 12,
+            nodes: 20_000,
+            time: None,
+        },
+        ..SatConfig::default()
+    };
+    cfg.factors.lengths = Some(sequence_lengths(&[p]));
+    let program = program_to_expr(p, None);
+    let out = prove_exprs(
+        &program,
+        term,
+        &input_sigs(p),
+        &RuleSet::defaults(),
+        &cfg,
+        true,
+    );
+    out.derivation.ok_or_else(|| {
+        format!(
+            "the scheduled term was not re-proven equal to the program within the limits ({} e-nodes, {} iterations)",
+            out.report.nodes, out.report.iterations
+        )
+    })
+}
+
+/// How many links of the chain of largest proper divisors [`burst_sources`] follows.
+const BURST_CHAIN: usize = 3;
+
+/// The slowdowns whose designs may run in bursts at `s`: the `also` slowdowns that properly
+/// divide `s` (explore passes its list, so its front is monotone along multiples), and the
+/// chain `s > d1 > d2 > ..` where each `d` is the largest default slowdown properly dividing
+/// the previous one, [`BURST_CHAIN`] links long (each link costs one more schedule).
+pub fn burst_sources(p: &Program, s: u64, also: &[u64]) -> Vec<u64> {
+    let defaults = default_slowdowns(p);
+    let mut out: Vec<u64> = also
+        .iter()
+        .copied()
+        .filter(|d| *d < s && s.is_multiple_of(*d))
+        .collect();
+    let mut cur = s;
+    for _ in 0..BURST_CHAIN {
+        let Some(d) = defaults
+            .iter()
+            .copied()
+            .filter(|d| *d < cur && cur.is_multiple_of(*d))
+            .max()
+        else {
+            break;
+        };
+        out.push(d);
+        cur = d;
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn direct<'m>(
+    p: &Program,
+    s: u64,
+    o: &Options,
+    memo: &'m mut Memo,
+) -> &'m Result<Scheduled, String> {
+    memo.entry(s).or_insert_with(|| schedule_direct(p, s, o))
+}
+
+fn schedule_memo(
+    p: &Program,
+    s: u64,
+    o: &Options,
+    also: &[u64],
+    memo: &mut Memo,
+) -> Result<Scheduled, String> {
+    let mut best = direct(p, s, o, memo).clone();
+    if !o.burst || o.output.is_some() || s == 0 {
+        return best;
+    }
+    for from in burst_sources(p, s, also) {
+        let Ok(base) = direct(p, from, o, memo).clone() else {
+            continue;
+        };
+        let factor = s / from;
+        let Ok(design) = burst(&base.design, factor, &format!("{}_s{s}", p.name)) else {
+            continue;
+        };
+        let rep = area(&design);
+        let a = rep.total.scalar(&o.weights);
+        if best.as_ref().is_ok_and(|b| b.area <= a + 1e-9) {
+            continue;
+        }
+        let sizes = best.as_ref().unwrap_or(&base);
+        best = Ok(Scheduled {
+            area: a,
+            area_vec: rep.total,
+            extracted_cost: base.extracted_cost,
+            input_layouts: design.inputs.iter().map(|i| i.layout.clone()).collect(),
+            output_layout: design.output_layout().clone(),
+            burst: Some(Burst { from, factor }),
+            explanation: base.explanation.clone(),
+            design,
+            ..sizes.clone()
+        });
+    }
+    best
 }
 
 /// The candidate output layouts at slowdown `s`: Tessera's layouts plus, for a sequence
@@ -115,8 +268,33 @@ pub fn output_candidates(t: &SeqType, s: u64) -> Vec<Layout> {
     out
 }
 
-/// Schedules `p` at slowdown `s`.
-pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
+/// The pinned output layout as a layout of the program's output type: as given, or, if it
+/// is written with other layers (`(tseq 12 0 int8)` for a `(seq 6 (seq 2 int8))`), the
+/// layout of the output type with the same lanes and clocks ([`graph::fit`]).
+fn pinned_output(p: &Program, s: u64, l: &Layout) -> Result<Layout, String> {
+    let ty = p.output_type();
+    let fitted = if l.to_seq() == *ty {
+        l.clone()
+    } else if let Some(f) = graph::fit(&l.normalize(), ty) {
+        f
+    } else if crate::st::verify::implements(l, ty) {
+        l.clone() // same atoms, other layers: a flattening the design may end with
+    } else {
+        return Err(format!(
+            "the output layout {l} cannot carry the program's output type {ty}"
+        ));
+    };
+    if fitted.clocks() != s {
+        return Err(format!(
+            "the output layout {l} takes {} clocks, but the slowdown is {s}",
+            fitted.clocks()
+        ));
+    }
+    Ok(fitted)
+}
+
+/// Schedules `p` at slowdown `s` from the stream graph of `s` alone.
+fn schedule_direct(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
     if s == 0 {
         return Err("the slowdown is a number of clocks: at least 1".into());
     }
@@ -142,7 +320,10 @@ pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
     let eg = sat.egraph();
     let root_class = *sat.roots.first().ok_or("saturation returned no root")?;
     let mut g = StreamGraph::new(eg, o.bounds.clone());
-    let candidates = output_candidates(p.output_type(), s);
+    let candidates = match &o.output {
+        Some(l) => vec![pinned_output(p, s, l)?],
+        None => output_candidates(p.output_type(), s),
+    };
     if candidates.is_empty() {
         return Err(format!(
             "no layout of the output type {} has {s} clocks",
@@ -185,7 +366,7 @@ pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
     for (root, out) in &order {
         tried += 1;
         match schedule_root(p, s, &g, &free, *root, out, o) {
-            Ok((design, cost, inputs)) => {
+            Ok((design, cost, inputs, explanation)) => {
                 ok += 1;
                 let rep = area(&design);
                 let a = rep.total.scalar(&o.weights);
@@ -205,6 +386,8 @@ pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
                             roots_ok: 0,
                             input_layouts: inputs,
                             output_layout: out.clone(),
+                            burst: None,
+                            explanation,
                             design,
                         },
                     ));
@@ -236,7 +419,7 @@ fn schedule_root(
     root: usize,
     out: &Layout,
     o: &Options,
-) -> Result<(Design, f64, Vec<Layout>), String> {
+) -> Result<(Design, f64, Vec<Layout>, Option<explain::Explanation>), String> {
     let w = &o.weights;
     let mut fixed: Vec<Option<Layout>> = vec![None; p.inputs.len()];
     let run = |fixed: &[Option<Layout>]| -> Choice {
@@ -296,6 +479,11 @@ fn schedule_root(
             (decl.name.clone(), l)
         })
         .collect();
+    let explanation = if o.explain {
+        Some(explain::explain(g, &choice, root)?)
+    } else {
+        None
+    };
     let b = Builder::new(g, &choice, &format!("{}_s{s}", p.name), &inputs)?;
     let d = b.finish(root, out)?;
     let d = crate::st::latency::insert_fifos(&d)?;
@@ -303,7 +491,12 @@ fn schedule_root(
     if d.clocks() != s {
         return Err(format!("the design takes {} clocks, not {s}", d.clocks()));
     }
-    Ok((d, cost, inputs.into_iter().map(|(_, l)| l).collect()))
+    Ok((
+        d,
+        cost,
+        inputs.into_iter().map(|(_, l)| l).collect(),
+        explanation,
+    ))
 }
 
 /// One row of [`explore`].
@@ -327,6 +520,8 @@ pub struct Row {
     pub inputs: Vec<String>,
     /// Chosen output layout (text).
     pub output: String,
+    /// Set when the row's design is a faster slowdown's design run in bursts.
+    pub burst: Option<Burst>,
     /// True if no other row is at least as fast (slowdown at most this one's) with at most
     /// this area, one of the two strictly.
     pub pareto: bool,
@@ -334,42 +529,71 @@ pub struct Row {
     pub error: Option<String>,
 }
 
+/// Schedules `p` at each slowdown, in order: the designs `explore` reports. Every direct
+/// schedule is independent, so they run in parallel (the largest slowdown first); bursts
+/// may use any of `slowdowns` as a source, so the result is monotone along multiples.
+pub fn explore_designs(
+    p: &Program,
+    slowdowns: &[u64],
+    o: &Options,
+) -> Vec<(u64, Result<Scheduled, String>)> {
+    let mut needed: Vec<u64> = slowdowns.to_vec();
+    if o.burst {
+        for &s in slowdowns {
+            needed.extend(burst_sources(p, s, slowdowns));
+        }
+    }
+    needed.retain(|s| *s > 0);
+    needed.sort_unstable_by(|a, b| b.cmp(a));
+    needed.dedup();
+    let direct_results = par_map(&needed, |s| schedule_direct(p, *s, o));
+    let mut memo: Memo = needed.iter().copied().zip(direct_results).collect();
+    slowdowns
+        .iter()
+        .map(|&s| (s, schedule_memo(p, s, o, slowdowns, &mut memo)))
+        .collect()
+}
+
 /// Schedules `p` at each slowdown and marks the Pareto-optimal rows (area against
-/// slowdown).
+/// slowdown), with the Aetherling baseline's area beside each.
 pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
     let atoms = p.output_type().atoms() as f64;
-    let mut rows: Vec<Row> = slowdowns
-        .iter()
-        .map(|&s| {
-            let baseline = super::aetherling::schedule(p, s).ok().map(|b| b.area);
-            match schedule(p, s, o) {
-                Ok(got) => Row {
-                    slowdown: s,
-                    throughput: atoms / s as f64,
-                    area: Some(got.area),
-                    area_vec: Some(got.area_vec),
-                    baseline,
-                    egraph_nodes: got.egraph_nodes,
-                    egraph_classes: got.egraph_classes,
-                    inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
-                    output: got.output_layout.to_string(),
-                    pareto: false,
-                    error: None,
-                },
-                Err(e) => Row {
-                    slowdown: s,
-                    throughput: atoms / s as f64,
-                    area: None,
-                    area_vec: None,
-                    baseline,
-                    egraph_nodes: 0,
-                    egraph_classes: 0,
-                    inputs: Vec::new(),
-                    output: String::new(),
-                    pareto: false,
-                    error: Some(e),
-                },
-            }
+    let baselines = par_map(slowdowns, |s| {
+        super::aetherling::schedule(p, *s).ok().map(|b| b.area)
+    });
+    let designs = explore_designs(p, slowdowns, o);
+    let mut rows: Vec<Row> = designs
+        .into_iter()
+        .zip(baselines)
+        .map(|((s, got), baseline)| match got {
+            Ok(got) => Row {
+                slowdown: s,
+                throughput: atoms / s as f64,
+                area: Some(got.area),
+                area_vec: Some(got.area_vec),
+                baseline,
+                egraph_nodes: got.egraph_nodes,
+                egraph_classes: got.egraph_classes,
+                inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
+                output: got.output_layout.to_string(),
+                burst: got.burst,
+                pareto: false,
+                error: None,
+            },
+            Err(e) => Row {
+                slowdown: s,
+                throughput: atoms / s as f64,
+                area: None,
+                area_vec: None,
+                baseline,
+                egraph_nodes: 0,
+                egraph_classes: 0,
+                inputs: Vec::new(),
+                output: String::new(),
+                burst: None,
+                pareto: false,
+                error: Some(e),
+            },
         })
         .collect();
     let points: BTreeMap<u64, f64> = rows

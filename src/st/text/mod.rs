@@ -14,4 +14,4 @@
 mod read;
 mod write;
 
-pub use read::{load_design, parse_design};
+pub use read::{load_design, parse_design, parse_layout};

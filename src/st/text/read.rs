@@ -20,6 +20,24 @@ pub fn load_design(path: &Path) -> Result<Design, Diagnostic> {
     parse_design(&file, &text)
 }
 
+/// Parses one layout written as in `.st` files (`(tseq 16 0 uint8)`); `what` names the
+/// text in errors (a file, or a command-line option).
+pub fn parse_layout(what: &str, text: &str) -> Result<Layout, Diagnostic> {
+    let forms = parse_file(what, text)?;
+    let [form] = forms.as_slice() else {
+        return Err(Diagnostic::file(
+            what,
+            format!("expected one layout, found {} forms", forms.len()),
+        ));
+    };
+    let p = Parser {
+        file: what,
+        d: Design::new("layout"),
+        globals: HashMap::new(),
+    };
+    p.layout(form)
+}
+
 /// Parses and checks design text; `file` names it in errors (and, through its stem, names a
 /// design without a `(design NAME)` form).
 pub fn parse_design(file: &str, text: &str) -> Result<Design, Diagnostic> {

@@ -1,7 +1,7 @@
 //! Layout fitting helpers: splitting the top layer of a layout ([`split_top`]), fitting a
 //! normal form to a type ([`fit`]) and the candidate layouts of a type ([`candidates`]).
 
-use super::super::super::slowdown::{tessera_layouts, LayerForm};
+use super::super::super::slowdown::{tessera_layouts_first, LayerForm};
 use crate::seq::types::SeqType;
 use crate::st::Layout;
 
@@ -138,10 +138,8 @@ fn fit_rec(dims: &mut Vec<Dim>, ty: &SeqType, atom: &Layout) -> Option<Layout> {
     }))
 }
 
-/// The first `cap` layouts of [`tessera_layouts`] (Aetherling's per-layer forms plus the
-/// mixed forms), simplest first.
+/// The first `cap` layouts of [`tessera_layouts_first`] (Aetherling's per-layer forms plus
+/// the mixed forms), simplest first.
 pub fn candidates(t: &SeqType, s: u64, cap: usize) -> Vec<Layout> {
-    let mut all = tessera_layouts(t, s);
-    all.truncate(cap);
-    all
+    tessera_layouts_first(t, s, cap)
 }

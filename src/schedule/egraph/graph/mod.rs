@@ -69,6 +69,9 @@ pub struct SNode {
     pub mult: u64,
     /// The exact layout it produces (normalizes to its class's key).
     pub out: Layout,
+    /// The phase-1 e-node it lowers (`None` for reshapes and input declarations): how
+    /// `--explain` recovers the sequence term a design implements.
+    pub src: Option<SeqLang>,
 }
 
 /// A stream class.
@@ -124,6 +127,8 @@ pub struct StreamGraph<'a> {
     nodes: usize,
     /// True if [`Bounds::max_nodes`] stopped the expansion.
     pub truncated: bool,
+    /// The e-node being lowered, recorded in the nodes it adds.
+    lowering: Option<SeqLang>,
 }
 
 impl<'a> StreamGraph<'a> {
@@ -142,7 +147,13 @@ impl<'a> StreamGraph<'a> {
             bounds,
             nodes: 0,
             truncated: false,
+            lowering: None,
         }
+    }
+
+    /// The phase-1 e-graph the stream graph lowers.
+    pub fn egraph(&self) -> &'a SeqEGraph {
+        self.eg
     }
 
     /// Total stream nodes.
@@ -229,8 +240,10 @@ impl<'a> StreamGraph<'a> {
         let clocks = l.clocks();
         let enodes = self.eg[class].nodes.clone();
         for enode in &enodes {
+            self.lowering = Some(enode.clone());
             self.lower_enode(idx, ctx, &ty, l, enode);
         }
+        self.lowering = None;
         // Reshapes from the value's simplest candidate layouts (first view only: the other
         // views of the class are the same wires).
         if self.classes[idx].views.len() == 1 {

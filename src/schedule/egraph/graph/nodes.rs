@@ -106,6 +106,7 @@ impl StreamGraph<'_> {
             own,
             mult,
             out,
+            src: self.lowering.clone(),
         };
         let nodes = &mut self.classes[idx].nodes;
         if nodes

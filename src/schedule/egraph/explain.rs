@@ -1,0 +1,183 @@
+//! `--explain`: why a scheduled design equals its program.
+//!
+//! A design is explained in two parts. The *sequence term* is read off the extracted
+//! selection: each chosen stream node records the phase-1 e-node it lowers, so following
+//! the selection from the root gives a term of the program's e-class (reshapes pass
+//! through; integers and types are the e-class's smallest term). The rewrite derivation
+//! from the program to that term is then re-proven with egg's explanations
+//! ([`crate::egraph::prove::prove_exprs`]). The *lowering* lists, outermost first, each
+//! stream class of the design: the subterm, the layout it is built in and the space-time
+//! operator that builds it.
+
+use super::extract::Choice;
+use super::graph::{How, StreamGraph, Wrap};
+use crate::egraph::convert::{reroot, ExprBuilder};
+use crate::egraph::lang::SeqLang;
+use egg::{AstSize, Extractor, Id, Language, RecExpr};
+use std::collections::{HashMap, HashSet};
+
+/// The explanation of one extracted design.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    /// The sequence term the design implements (in the program's e-class).
+    pub term: RecExpr<SeqLang>,
+    /// One line per stream class of the design, outermost first, indented by depth.
+    pub lowering: Vec<String>,
+}
+
+/// Explains the selection `choice` rooted at stream class `root`.
+pub fn explain(g: &StreamGraph, choice: &Choice, root: usize) -> Result<Explanation, String> {
+    let ex = Extractor::new(g.egraph(), AstSize);
+    let mut t = Terms {
+        g,
+        choice,
+        ex: &ex,
+        b: ExprBuilder::default(),
+        memo: HashMap::new(),
+    };
+    let r = t.term(root, 0)?;
+    let memo = t.memo;
+    let all = t.b.finish();
+    let mut lowering = Vec::new();
+    let mut seen = HashSet::new();
+    lines(g, choice, root, 0, &all, &memo, &mut seen, &mut lowering);
+    Ok(Explanation {
+        term: reroot(&all, r),
+        lowering,
+    })
+}
+
+struct Terms<'a, 'g> {
+    g: &'a StreamGraph<'g>,
+    choice: &'a Choice,
+    ex: &'a Extractor<'a, AstSize, SeqLang, crate::egraph::analysis::SeqAnalysis>,
+    b: ExprBuilder,
+    memo: HashMap<usize, Id>,
+}
+
+impl Terms<'_, '_> {
+    /// The smallest term of a phase-1 e-class (integers, types, literals).
+    fn leaf(&mut self, class: Id) -> Id {
+        let (_, e) = self.ex.find_best(class);
+        let mut ids: Vec<Id> = Vec::with_capacity(e.as_ref().len());
+        for node in e.as_ref() {
+            let n = node.clone().map_children(|c| ids[usize::from(c)]);
+            ids.push(self.b.add(n));
+        }
+        *ids.last().expect("a term has a root")
+    }
+
+    fn term(&mut self, c: usize, depth: usize) -> Result<Id, String> {
+        if let Some(id) = self.memo.get(&c) {
+            return Ok(*id);
+        }
+        if depth > 4_000 {
+            return Err("the selection is too deep to explain".into());
+        }
+        let ni = self.choice[c]
+            .1
+            .ok_or_else(|| format!("stream class {c} has no chosen node"))?;
+        let nd = &self.g.classes[c].nodes[ni];
+        let id = match &nd.src {
+            None => match nd.kids.first() {
+                Some((k, _)) => self.term(*k, depth + 1)?,
+                None => self.leaf(self.g.classes[c].key.class),
+            },
+            Some(enode) => {
+                let eg = self.g.egraph();
+                let mut kids = Vec::new();
+                for ch in enode.children() {
+                    let ch = eg.find(*ch);
+                    let stream = nd
+                        .kids
+                        .iter()
+                        .map(|(k, _)| *k)
+                        .chain(nd.body.as_ref().map(|(b, _, _)| *b))
+                        .find(|k| self.g.classes[*k].key.class == ch);
+                    kids.push(match stream {
+                        Some(k) => self.term(k, depth + 1)?,
+                        None => self.leaf(ch),
+                    });
+                }
+                let mut it = kids.into_iter();
+                let node = enode
+                    .clone()
+                    .map_children(|_| it.next().expect("one term per child"));
+                self.b.add(node)
+            }
+        };
+        self.memo.insert(c, id);
+        Ok(id)
+    }
+}
+
+/// A short description of how a stream node is built.
+fn describe(how: &How) -> String {
+    let wraps = |ws: &[Wrap]| {
+        ws.iter()
+            .map(|w| match w {
+                Wrap::S(n) => format!("map_s {n}"),
+                Wrap::T(n, i) => format!("map_t {n} {i}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" . ")
+    };
+    match how {
+        How::Input(k) => format!("program input {k}"),
+        How::Arg(k, _) => format!("function parameter {k}"),
+        How::Relabel => "relabel (the same wires and clocks)".into(),
+        How::Op(op) => op.to_string(),
+        How::Map { ws, .. } => wraps(ws),
+        How::Reduce { n, u, .. } => format!("reduce {n} as {u:?}"),
+        How::Down { n, idx, u, .. } => format!("down_1d {n} {idx} as {u:?}"),
+        How::UpTS { no, io, ni, .. } => format!("up_1d_t {no} {io} . map_t (up_1d_s {ni})"),
+    }
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        format!("{} ...", s.chars().take(max).collect::<String>())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn lines(
+    g: &StreamGraph,
+    choice: &Choice,
+    c: usize,
+    depth: usize,
+    all: &RecExpr<SeqLang>,
+    memo: &HashMap<usize, Id>,
+    seen: &mut HashSet<usize>,
+    out: &mut Vec<String>,
+) {
+    let pad = "  ".repeat(depth);
+    let Some(ni) = choice[c].1 else { return };
+    let nd = &g.classes[c].nodes[ni];
+    let term = memo
+        .get(&c)
+        .map(|id| clip(&reroot(all, *id).to_string(), 70))
+        .unwrap_or_default();
+    if !seen.insert(c) {
+        out.push(format!(
+            "{pad}{term} in {}: shared, built once (above)",
+            nd.out
+        ));
+        return;
+    }
+    out.push(format!(
+        "{pad}{term} in {} <- {}",
+        nd.out,
+        describe(&nd.how)
+    ));
+    for (k, _) in &nd.kids {
+        lines(g, choice, *k, depth + 1, all, memo, seen, out);
+    }
+    if let Some((b, params, _)) = &nd.body {
+        let ps: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+        out.push(format!("{pad}  body ({}):", ps.join(", ")));
+        lines(g, choice, *b, depth + 2, all, memo, seen, out);
+    }
+}
