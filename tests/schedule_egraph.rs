@@ -76,6 +76,33 @@ fn conv2d_app() {
 }
 
 #[test]
+fn conv2d_b2b_app() {
+    check("examples/conv2d_b2b.seq", &[1, 2, 4, 8, 16, 48, 144]);
+}
+
+#[test]
+fn conv2d_b2b_3x3_repeat_app() {
+    check(
+        "examples/conv2d_b2b_3x3_repeat.seq",
+        &[1, 2, 4, 8, 16, 48, 144],
+    );
+}
+
+/// The seed examples the paper lists no slowdowns for, at every default slowdown.
+#[test]
+fn other_seed_examples() {
+    for file in [
+        "examples/seed/blur3x1.seq",
+        "examples/seed/sum3x1.seq",
+        "examples/seed/stencil_underutil.seq",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let p = load_program(&path).unwrap_or_else(|e| panic!("{e}"));
+        check(file, &tessera::schedule::slowdown::default_slowdowns(&p));
+    }
+}
+
+#[test]
 fn sharpen_app() {
     check("examples/sharpen.seq", &[1, 2, 4, 8, 16, 48, 144]);
 }
