@@ -365,8 +365,8 @@ pub fn explore(file: &Path, list: Option<&str>, max: Option<u64>, json: bool) ->
         return Ok(0);
     }
     println!(
-        "{:>9} {:>10} {:>10} {:>10} {:>7} {:>14}  {:<8} input -> output",
-        "slowdown", "throughput", "area", "baseline", "pareto", "stream graph", "vector"
+        "{:>9} {:>10} {:>10} {:>10} {:>7} {:>10} {:>14}  {:<8} input -> output",
+        "slowdown", "throughput", "area", "baseline", "pareto", "e-graph", "stream graph", "vector"
     );
     for r in &rows {
         let fmt = |a: Option<f64>| a.map_or("-".to_string(), |a| format!("{a:.1}"));
@@ -377,20 +377,22 @@ pub fn explore(file: &Path, list: Option<&str>, max: Option<u64>, json: bool) ->
             )
         });
         println!(
-            "{:>9} {:>10.3} {:>10} {:>10} {:>7} {:>14}  {:<8} {} -> {}{}",
+            "{:>9} {:>10.3} {:>10} {:>10} {:>7} {:>10} {:>14}  {:<8} {} -> {}{}",
             r.slowdown,
             r.throughput,
             fmt(r.area),
             fmt(r.baseline),
             if r.pareto { "*" } else { "" },
+            format!("{}n/{}c", r.seq_nodes, r.seq_classes),
             format!("{}n/{}c", r.egraph_nodes, r.egraph_classes),
             vector,
             r.inputs.join(", "),
             r.output,
-            r.error.as_ref().map_or(String::new(), |e| format!(
-                "  ({})",
-                e.lines().next().unwrap_or("")
-            )),
+            match (&r.error, r.burst) {
+                (Some(e), _) => format!("  ({})", e.lines().next().unwrap_or("")),
+                (None, Some(b)) => format!("  (the s={} design in bursts)", b.from),
+                (None, None) => String::new(),
+            },
         );
     }
     Ok(0)

@@ -512,7 +512,11 @@ pub struct Row {
     pub area_vec: Option<Area>,
     /// The baseline's area at this slowdown, if it finds a design.
     pub baseline: Option<f64>,
-    /// Stream graph nodes and classes.
+    /// Phase-1 e-graph e-nodes.
+    pub seq_nodes: usize,
+    /// Phase-1 e-graph e-classes.
+    pub seq_classes: usize,
+    /// Stream graph nodes.
     pub egraph_nodes: usize,
     /// Stream graph classes.
     pub egraph_classes: usize,
@@ -572,6 +576,8 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                 area: Some(got.area),
                 area_vec: Some(got.area_vec),
                 baseline,
+                seq_nodes: got.seq_nodes,
+                seq_classes: got.seq_classes,
                 egraph_nodes: got.egraph_nodes,
                 egraph_classes: got.egraph_classes,
                 inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
@@ -586,6 +592,8 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                 area: None,
                 area_vec: None,
                 baseline,
+                seq_nodes: 0,
+                seq_classes: 0,
                 egraph_nodes: 0,
                 egraph_classes: 0,
                 inputs: Vec::new(),

@@ -112,6 +112,10 @@ impl Default for Bounds {
     }
 }
 
+/// What a node's measured cost depends on: its recipe, its children's exact layouts and
+/// its body's parameter and result layouts.
+type CostKey = (How, Vec<Layout>, Option<(Vec<Layout>, Layout)>);
+
 /// The stream graph over a saturated phase-1 e-graph.
 pub struct StreamGraph<'a> {
     eg: &'a SeqEGraph,
@@ -122,7 +126,7 @@ pub struct StreamGraph<'a> {
     index: HashMap<Key, usize>,
     queue: VecDeque<(usize, Layout)>,
     cands: HashMap<(SeqType, u64), Vec<Layout>>,
-    costs: HashMap<String, Option<(Area, u64, Layout)>>,
+    costs: HashMap<CostKey, Option<(Area, u64, Layout)>>,
     bounds: Bounds,
     nodes: usize,
     /// True if [`Bounds::max_nodes`] stopped the expansion.

@@ -25,7 +25,11 @@ impl StreamGraph<'_> {
         kids: &[Layout],
         body: Option<(&[Layout], &Layout)>,
     ) -> Option<(Area, u64, Layout)> {
-        let key = format!("{how:?}|{kids:?}|{body:?}");
+        let key = (
+            how.clone(),
+            kids.to_vec(),
+            body.map(|(p, r)| (p.to_vec(), r.clone())),
+        );
         if let Some(c) = self.costs.get(&key) {
             return c.clone();
         }
