@@ -32,3 +32,5 @@ echo "== cargo clippy"
 cargo clippy --all-targets -- -D warnings
 echo "== cargo test"
 cargo test
+echo "== cargo test --features lp (the greedy extraction reaches CBC's optimum)"
+cargo test --features lp --test schedule_egraph greedy_matches_ilp
