@@ -32,10 +32,22 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
         .iter()
         .map(|c| c.nodes.iter().map(|nd| nd.own.scalar(w)).collect())
         .collect();
-    for _round in 0..=n.min(200) {
+    // The round in which each class's choice last changed: a node whose children and body
+    // have not changed since its last evaluation cannot improve, and is skipped (the
+    // result is the same as re-evaluating it).
+    let mut stamp: Vec<Option<usize>> = vec![None; n];
+    for round in 0..=n.min(200) {
         let mut changed = false;
+        let fresh = |k: usize, stamp: &[Option<usize>]| {
+            round == 0 || stamp[k].is_some_and(|r| r + 1 >= round)
+        };
         for (ci, c) in g.classes.iter().enumerate().rev() {
             'nodes: for (ni, nd) in c.nodes.iter().enumerate() {
+                let dirty = nd.kids.iter().any(|(k, _)| fresh(*k, &stamp))
+                    || nd.body.as_ref().is_some_and(|(b, _, _)| fresh(*b, &stamp));
+                if !dirty && !(nd.kids.is_empty() && nd.body.is_none() && round == 0) {
+                    continue;
+                }
                 if let How::Input(k) = nd.how {
                     if !input_ok(k, &c.key.norm) {
                         continue;
@@ -93,6 +105,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
                     u.insert(ci, mine);
                     best[ci] = (total, Some(ni));
                     sets[ci] = Some(Rc::new(u));
+                    stamp[ci] = Some(round);
                     changed = true;
                 }
             }
