@@ -101,6 +101,10 @@ enum Command {
         /// Only slowdowns up to N (with the default list).
         #[arg(long, value_name = "N")]
         max_slowdown: Option<u64>,
+        /// Leave out the Aetherling baseline column (its unpartition search dominates the
+        /// time on the stencil apps).
+        #[arg(long)]
+        no_baseline: bool,
         /// Print the rows as JSON.
         #[arg(long)]
         json: bool,
@@ -366,8 +370,15 @@ pub fn main() -> i32 {
             file,
             slowdowns,
             max_slowdown,
+            no_baseline,
             json,
-        } => schedule_cmds::explore(&file, slowdowns.as_deref(), max_slowdown, json),
+        } => schedule_cmds::explore(
+            &file,
+            slowdowns.as_deref(),
+            max_slowdown,
+            !no_baseline,
+            json,
+        ),
         Command::Check { file, json } => {
             if file.extension().is_some_and(|e| e == "st") {
                 design_cmds::check(&file, json)

@@ -352,13 +352,23 @@ fn nearest_feasible(p: &Program, s: u64) -> Vec<u64> {
 }
 
 /// `tessera explore FILE.seq [--slowdowns LIST | --max-slowdown N] [--json]`.
-pub fn explore(file: &Path, list: Option<&str>, max: Option<u64>, json: bool) -> CliResult {
+pub fn explore(
+    file: &Path,
+    list: Option<&str>,
+    max: Option<u64>,
+    baseline: bool,
+    json: bool,
+) -> CliResult {
     let p = load_program(file)?;
     let mut slowdowns = slowdown_list(&p, None, list, list.is_none())?;
     if let Some(m) = max {
         slowdowns.retain(|s| *s <= m);
     }
-    let rows = egraph::explore(&p, &slowdowns, &egraph::Options::default());
+    let o = egraph::Options {
+        baseline,
+        ..egraph::Options::default()
+    };
+    let rows = egraph::explore(&p, &slowdowns, &o);
     if json {
         let doc = serde_json::json!({"program": p.name, "rows": rows});
         println!("{}", serde_json::to_string_pretty(&doc)?);

@@ -52,6 +52,8 @@ pub struct Options {
     /// Also try the designs of faster slowdowns (the divisors of `s` among the default
     /// slowdowns) run in bursts ([`crate::schedule::burst`]), keeping the smaller.
     pub burst: bool,
+    /// [`explore`] also schedules each slowdown with the Aetherling baseline, for its area.
+    pub baseline: bool,
     /// Record the explanation of each design ([`explain`]).
     pub explain: bool,
     /// Pin the output layout (else every candidate of the slowdown is tried); bursts are
@@ -74,6 +76,7 @@ impl Default for Options {
             improve_passes: 3,
             exact: false,
             burst: true,
+            baseline: true,
             explain: false,
             output: None,
         }
@@ -131,7 +134,7 @@ type Memo = BTreeMap<u64, Result<Scheduled, String>>;
 /// with [`Options::burst`], a faster slowdown's design run in bursts if that is smaller
 /// (ties keep the direct design).
 pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
-    schedule_memo(p, s, o, &[], &mut Memo::new())
+    schedule_memo(p, s, o, None, &mut Memo::new())
 }
 
 /// The rewrite derivation from the program `p` to a scheduled design's sequence term
@@ -172,29 +175,34 @@ pub fn derivation(
 /// How many links of the chain of largest proper divisors [`burst_sources`] follows.
 const BURST_CHAIN: usize = 3;
 
-/// The slowdowns whose designs may run in bursts at `s`: the `also` slowdowns that properly
-/// divide `s` (explore passes its list, so its front is monotone along multiples), and the
-/// chain `s > d1 > d2 > ..` where each `d` is the largest default slowdown properly dividing
-/// the previous one, [`BURST_CHAIN`] links long (each link costs one more schedule).
-pub fn burst_sources(p: &Program, s: u64, also: &[u64]) -> Vec<u64> {
-    let defaults = default_slowdowns(p);
-    let mut out: Vec<u64> = also
-        .iter()
-        .copied()
-        .filter(|d| *d < s && s.is_multiple_of(*d))
-        .collect();
-    let mut cur = s;
-    for _ in 0..BURST_CHAIN {
-        let Some(d) = defaults
-            .iter()
-            .copied()
-            .filter(|d| *d < cur && cur.is_multiple_of(*d))
-            .max()
-        else {
-            break;
-        };
-        out.push(d);
-        cur = d;
+/// The slowdowns whose designs may run in bursts at `s`. With a `listed` set of slowdowns
+/// (explore's), the listed ones that properly divide `s`: the front shown is then monotone
+/// along multiples, and no slowdown outside the list is scheduled. Alone, the chain
+/// `s > d1 > d2 > ..` where each `d` is the largest default slowdown properly dividing the
+/// previous one, [`BURST_CHAIN`] links long (each link costs one more schedule).
+pub fn burst_sources(p: &Program, s: u64, listed: Option<&[u64]>) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    if let Some(list) = listed {
+        out.extend(
+            list.iter()
+                .copied()
+                .filter(|d| *d < s && s.is_multiple_of(*d)),
+        );
+    } else {
+        let defaults = default_slowdowns(p);
+        let mut cur = s;
+        for _ in 0..BURST_CHAIN {
+            let Some(d) = defaults
+                .iter()
+                .copied()
+                .filter(|d| *d < cur && cur.is_multiple_of(*d))
+                .max()
+            else {
+                break;
+            };
+            out.push(d);
+            cur = d;
+        }
     }
     out.sort_unstable();
     out.dedup();
@@ -214,14 +222,14 @@ fn schedule_memo(
     p: &Program,
     s: u64,
     o: &Options,
-    also: &[u64],
+    listed: Option<&[u64]>,
     memo: &mut Memo,
 ) -> Result<Scheduled, String> {
     let mut best = direct(p, s, o, memo).clone();
     if !o.burst || o.output.is_some() || s == 0 {
         return best;
     }
-    for from in burst_sources(p, s, also) {
+    for from in burst_sources(p, s, listed) {
         let Ok(base) = direct(p, from, o, memo).clone() else {
             continue;
         };
@@ -544,7 +552,7 @@ pub fn explore_designs(
     let mut needed: Vec<u64> = slowdowns.to_vec();
     if o.burst {
         for &s in slowdowns {
-            needed.extend(burst_sources(p, s, slowdowns));
+            needed.extend(burst_sources(p, s, Some(slowdowns)));
         }
     }
     needed.retain(|s| *s > 0);
@@ -554,17 +562,22 @@ pub fn explore_designs(
     let mut memo: Memo = needed.iter().copied().zip(direct_results).collect();
     slowdowns
         .iter()
-        .map(|&s| (s, schedule_memo(p, s, o, slowdowns, &mut memo)))
+        .map(|&s| (s, schedule_memo(p, s, o, Some(slowdowns), &mut memo)))
         .collect()
 }
 
 /// Schedules `p` at each slowdown and marks the Pareto-optimal rows (area against
-/// slowdown), with the Aetherling baseline's area beside each.
+/// slowdown), with the Aetherling baseline's area beside each (unless
+/// [`Options::baseline`] is off).
 pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
     let atoms = p.output_type().atoms() as f64;
-    let baselines = par_map(slowdowns, |s| {
-        super::aetherling::schedule(p, *s).ok().map(|b| b.area)
-    });
+    let baselines = if o.baseline {
+        par_map(slowdowns, |s| {
+            super::aetherling::schedule(p, *s).ok().map(|b| b.area)
+        })
+    } else {
+        vec![None; slowdowns.len()]
+    };
     let designs = explore_designs(p, slowdowns, o);
     let mut rows: Vec<Row> = designs
         .into_iter()
