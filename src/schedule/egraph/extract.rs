@@ -38,14 +38,13 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
     let mut stamp: Vec<Option<usize>> = vec![None; n];
     for round in 0..=n.min(200) {
         let mut changed = false;
-        let fresh = |k: usize, stamp: &[Option<usize>]| {
-            round == 0 || stamp[k].is_some_and(|r| r + 1 >= round)
-        };
+        let fresh = |k: usize, stamp: &[Option<usize>]| stamp[k].is_some_and(|r| r + 1 >= round);
         for (ci, c) in g.classes.iter().enumerate().rev() {
             'nodes: for (ni, nd) in c.nodes.iter().enumerate() {
-                let dirty = nd.kids.iter().any(|(k, _)| fresh(*k, &stamp))
+                let dirty = round == 0
+                    || nd.kids.iter().any(|(k, _)| fresh(*k, &stamp))
                     || nd.body.as_ref().is_some_and(|(b, _, _)| fresh(*b, &stamp));
-                if !dirty && !(nd.kids.is_empty() && nd.body.is_none() && round == 0) {
+                if !dirty {
                     continue;
                 }
                 if let How::Input(k) = nd.how {
