@@ -172,14 +172,14 @@ pub fn derivation(
     })
 }
 
-/// How many links of the chain of largest proper divisors [`burst_sources`] follows.
-const BURST_CHAIN: usize = 3;
+/// How many of the largest proper divisors [`burst_sources`] tries alone.
+const BURST_SOURCES: usize = 4;
 
 /// The slowdowns whose designs may run in bursts at `s`. With a `listed` set of slowdowns
 /// (explore's), the listed ones that properly divide `s`: the front shown is then monotone
-/// along multiples, and no slowdown outside the list is scheduled. Alone, the chain
-/// `s > d1 > d2 > ..` where each `d` is the largest default slowdown properly dividing the
-/// previous one, [`BURST_CHAIN`] links long (each link costs one more schedule).
+/// along multiples, and no slowdown outside the list is scheduled. Alone, the
+/// [`BURST_SOURCES`] largest default slowdowns properly dividing `s` (each costs one more
+/// schedule).
 pub fn burst_sources(p: &Program, s: u64, listed: Option<&[u64]>) -> Vec<u64> {
     let mut out: Vec<u64> = Vec::new();
     if let Some(list) = listed {
@@ -189,20 +189,13 @@ pub fn burst_sources(p: &Program, s: u64, listed: Option<&[u64]>) -> Vec<u64> {
                 .filter(|d| *d < s && s.is_multiple_of(*d)),
         );
     } else {
-        let defaults = default_slowdowns(p);
-        let mut cur = s;
-        for _ in 0..BURST_CHAIN {
-            let Some(d) = defaults
-                .iter()
-                .copied()
-                .filter(|d| *d < cur && cur.is_multiple_of(*d))
-                .max()
-            else {
-                break;
-            };
-            out.push(d);
-            cur = d;
-        }
+        let mut below: Vec<u64> = default_slowdowns(p)
+            .into_iter()
+            .filter(|d| *d < s && s.is_multiple_of(*d))
+            .collect();
+        below.reverse();
+        below.truncate(BURST_SOURCES);
+        out.extend(below);
     }
     out.sort_unstable();
     out.dedup();
