@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod egraph;
+pub mod report;
 pub mod rtl;
 pub mod schedule;
 pub mod seq;

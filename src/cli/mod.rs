@@ -7,6 +7,7 @@
 mod design_cmds;
 mod egraph_cmds;
 mod program_cmds;
+mod report_cmds;
 mod rtl_cmds;
 mod schedule_cmds;
 
@@ -298,6 +299,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Quality-of-results report: every app at the paper's slowdowns, scheduled by the
+    /// e-graph scheduler and by Aetherling's algorithm, in model area, graph sizes and
+    /// compile time, beside the paper's published Vivado figures.
+    ///
+    /// With --yosys, both designs are synthesized (LUT/FF/BRAM/DSP) and the rank
+    /// correlation between the area model and synthesis is printed. docs/results.md is
+    /// this report (scripts/results.sh regenerates it).
+    Report(report_cmds::ReportArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -465,6 +474,7 @@ pub fn main() -> i32 {
             random,
             json,
         } => program_cmds::eval(&file, input.as_deref(), random, json),
+        Command::Report(args) => report_cmds::report(&args),
     };
     match result {
         Ok(code) => code,

@@ -52,15 +52,15 @@ pub fn schedule(perm: &Perm, max_frames: u64) -> Option<Schedule> {
     let tin = clock_of_atoms(&perm.input);
     let out_lanes = perm.output.lanes() as usize;
     // reads by their clock relative to the frame's first input clock
-    let mut reads_at: BTreeMap<u64, Vec<(usize, &Src)>> = BTreeMap::new();
+    let mut reads_at: BTreeMap<u64, Vec<(usize, Src)>> = BTreeMap::new();
     let mut last: Vec<Option<u64>> = vec![None; tin.len()];
     for c in 0..p {
         if let Some(idx) = perm.output.lane_atoms(c) {
             let r = c + lat;
             for (k, o) in idx.iter().enumerate() {
-                let s = &perm.src[*o as usize];
+                let s = perm.src(*o);
                 if let Src::In(e) = s {
-                    let l = &mut last[*e as usize];
+                    let l = &mut last[e as usize];
                     *l = Some(l.map_or(r, |x| x.max(r)));
                 }
                 reads_at.entry(r).or_default().push((k, s));

@@ -95,9 +95,9 @@ pub fn movement_lanes(perm: &Perm, input: &[Known]) -> Vec<Known> {
             continue;
         };
         for (k, o) in idx.iter().enumerate() {
-            let v = match &perm.src[*o as usize] {
-                Src::In(e) => input[in_lane[*e as usize] as usize].clone(),
-                Src::Fill(Lane::Val(v)) => Known::of(v),
+            let v = match perm.src(*o) {
+                Src::In(e) => input[in_lane[e as usize] as usize].clone(),
+                Src::Fill(Lane::Val(v)) => Known::of(&v),
                 Src::Fill(Lane::Poison) => Known::Unknown,
             };
             out[k] = Some(match out[k].take() {

@@ -85,16 +85,16 @@ pub fn gen_move(
         };
         let tau = ((c + lat) % p) as usize;
         for (k, o) in idx.iter().enumerate() {
-            taps[tau][k] = match &perm.src[*o as usize] {
+            taps[tau][k] = match perm.src(*o) {
                 Src::In(e) => {
-                    let (ci, lane) = in_pos[*e as usize];
+                    let (ci, lane) = in_pos[e as usize];
                     let delay = c + lat - ci;
                     if delay > 0 {
                         delays.entry(lane).or_default().insert(delay);
                     }
                     Some(Tap::Lane { lane, delay })
                 }
-                Src::Fill(Lane::Val(v)) if !v.has_undef() => Some(Tap::Fill(atom_lit(v, &atom))),
+                Src::Fill(Lane::Val(v)) if !v.has_undef() => Some(Tap::Fill(atom_lit(&v, &atom))),
                 Src::Fill(_) => None,
             };
         }

@@ -570,13 +570,13 @@ impl Mover {
         let out = match &tab.out_place[oc as usize] {
             Some(idx) => idx
                 .iter()
-                .map(|o| match &tab.perm.src[*o as usize] {
-                    Src::Fill(v) => v.clone(),
+                .map(|o| match tab.perm.src(*o) {
+                    Src::Fill(v) => v,
                     Src::In(e) => {
                         let got = (of >= self.first_frame)
                             .then(|| self.frames.get((of - self.first_frame) as usize))
                             .flatten()
-                            .and_then(|fr| fr[*e as usize].clone());
+                            .and_then(|fr| fr[e as usize].clone());
                         got.unwrap_or_else(|| {
                             if viol.len() < 16 {
                                 viol.push(format!(

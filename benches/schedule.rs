@@ -1,0 +1,92 @@
+//! Scheduling speed of the paper's small apps (issue 7).
+//!
+//! - `schedule`: saturate and extract one slowdown (`schedule::egraph::schedule`): s = 16
+//!   (1 pixel per clock) for the 4x4 apps, s = 25 (8 pixels per clock) for `map`.
+//! - `explore`: `schedule::egraph::explore` over the paper's slowdowns of the app
+//!   (1, 2, 4, 8, 16, 48, 144 for the 4x4 apps; 1, 5, 10, 20, 25, 40, 50, 100, 200 for
+//!   `map`, `../shared/reference/benchmarks.md` §2.1).
+//!
+//! Each case prints the phase-1 e-graph's size (e-nodes, e-classes) and the stream graph's
+//! (nodes, classes; for `explore`, summed over its slowdowns) beside its timing, so a
+//! slower run can be told apart from a bigger graph.
+//!
+//! Not included: a 1920x1080 app. Scheduling `big_real_32_conv2d` at its fastest paper
+//! slowdown (s = 129600) alone takes more than 100 s today, so ten samples would take
+//! longer than every other bench together; it is to come back when that is fixed. Its
+//! parse and check is in `benches/frontend.rs`, its saturation in `benches/saturate.rs`.
+//!
+//! Ten samples each, one iteration per sample: `cargo bench --bench schedule` (a case can
+//! be picked by name: `cargo bench --bench schedule -- explore/conv2d`).
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use std::path::Path;
+use std::time::Duration;
+use tessera::schedule::egraph::{explore, schedule, Options};
+use tessera::seq::{load_program, Program};
+
+/// The apps, each with its one-slowdown case and its paper slowdowns.
+const APPS: [(&str, u64, &[u64]); 5] = [
+    ("map", 25, &[1, 5, 10, 20, 25, 40, 50, 100, 200]),
+    ("conv2d", 16, &[1, 2, 4, 8, 16, 48, 144]),
+    ("conv2d_b2b", 16, &[1, 2, 4, 8, 16, 48, 144]),
+    ("conv2d_b2b_3x3_repeat", 16, &[1, 2, 4, 8, 16, 48, 144]),
+    ("sharpen", 16, &[1, 2, 4, 8, 16, 48, 144]),
+];
+
+fn load(name: &str) -> Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}.seq"));
+    load_program(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn configure<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(1));
+    group
+}
+
+fn schedule_one(c: &mut Criterion) {
+    let o = Options::default();
+    let mut group = configure(c, "schedule");
+    for (name, s, _) in APPS {
+        let p = load(name);
+        let got = schedule(&p, s, &o).unwrap_or_else(|e| panic!("{name} at {s}: {e}"));
+        println!(
+            "schedule/{name} s={s}: phase 1 {} e-nodes, {} e-classes; stream graph {} nodes, {} classes; area {:.1}",
+            got.seq_nodes, got.seq_classes, got.egraph_nodes, got.egraph_classes, got.area
+        );
+        group.bench_function(name, |b| b.iter(|| schedule(&p, s, &o).map(|g| g.area)));
+    }
+    group.finish();
+}
+
+fn explore_all(c: &mut Criterion) {
+    let o = Options::default();
+    let mut group = configure(c, "explore");
+    for (name, _, slowdowns) in APPS {
+        let p = load(name);
+        let rows = explore(&p, slowdowns, &o);
+        let phase1 = schedule(&p, slowdowns[0], &o)
+            .map(|g| (g.seq_nodes, g.seq_classes))
+            .unwrap_or_default();
+        let nodes: usize = rows.iter().map(|r| r.egraph_nodes).sum();
+        let classes: usize = rows.iter().map(|r| r.egraph_classes).sum();
+        println!(
+            "explore/{name} ({} slowdowns): phase 1 {} e-nodes, {} e-classes; stream graphs {nodes} nodes, {classes} classes in all",
+            slowdowns.len(),
+            phase1.0,
+            phase1.1
+        );
+        group.bench_function(name, |b| b.iter(|| explore(&p, slowdowns, &o).len()));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, schedule_one, explore_all);
+criterion_main!(benches);

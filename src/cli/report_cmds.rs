@@ -1,0 +1,136 @@
+//! `tessera report`: the quality-of-results report ([`crate::report`]).
+
+use super::CliResult;
+use crate::report::paper::PaperTable;
+use crate::report::{self, App, ReportOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The options of `tessera report`.
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// Report every .seq file in DIR (may be repeated). Without --apps and --app: the
+    /// paper's small apps, examples/{map,conv2d,conv2d_b2b,conv2d_b2b_3x3_repeat,sharpen}.seq.
+    #[arg(long, value_name = "DIR")]
+    apps: Vec<PathBuf>,
+    /// Report this program (may be repeated; added after the --apps files).
+    #[arg(long, value_name = "FILE.seq")]
+    app: Vec<PathBuf>,
+    /// Comma-separated slowdowns for every app, instead of the paper's (apps the paper does
+    /// not have get every divisor of their fully sequential clock count).
+    #[arg(long, value_name = "LIST")]
+    slowdowns: Option<String>,
+    /// Also synthesize both schedulers' designs with Yosys (synth_xilinx, xc7), print
+    /// LUT/FF/BRAM/DSP and the rank correlation between the area model and synthesis.
+    #[arg(long)]
+    yosys: bool,
+    /// Print as JSON.
+    #[arg(long, conflicts_with = "md")]
+    json: bool,
+    /// Print as markdown: the columns explained, one table per app, a summary.
+    #[arg(long)]
+    md: bool,
+    /// Write one SVG plot per app (area against throughput) into DIR. The markdown links
+    /// them as <last component of DIR>/<app>.svg, so write it beside DIR.
+    #[arg(long, value_name = "DIR")]
+    svg_dir: Option<PathBuf>,
+    /// The paper's results (CSV). Default: ../shared/data/aetherling_results.csv from the
+    /// source tree; if that file is missing the paper columns stay empty, with a note.
+    #[arg(long, value_name = "CSV")]
+    paper: Option<PathBuf>,
+}
+
+/// `tessera report`: schedules every app at its slowdowns with both schedulers and prints
+/// the comparison.
+pub fn report(a: &ReportArgs) -> CliResult {
+    let slowdowns = a.slowdowns.as_deref().map(parse_slowdowns).transpose()?;
+    let mut files = Vec::new();
+    for dir in &a.apps {
+        files.extend(report::app_files_in(dir)?);
+    }
+    files.extend(a.app.iter().cloned());
+    if files.is_empty() {
+        files = report::default_app_files();
+    }
+    let apps = files
+        .iter()
+        .map(|f| App::load(f, slowdowns.as_deref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (paper, note) = load_paper(a.paper.as_deref())?;
+    let o = ReportOptions {
+        yosys: a.yosys,
+        paper,
+        progress: true,
+        ..ReportOptions::default()
+    };
+    let mut r = report::run(&apps, &o)?;
+    r.notes.extend(note);
+    if let Some(dir) = &a.svg_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        for app in &r.apps {
+            let path = dir.join(format!("{}.svg", app.name));
+            std::fs::write(&path, report::svg::plot(app))
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            eprintln!("report: wrote {}", path.display());
+        }
+    }
+    let text = if a.json {
+        report::format::json(&r) + "\n"
+    } else if a.md {
+        let plots = a
+            .svg_dir
+            .as_ref()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned());
+        report::format::markdown(&r, plots.as_deref())
+    } else {
+        report::format::text(&r)
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write the report: {e}").into())
+        }
+        _ => Ok(0),
+    }
+}
+
+/// `1,2,4` as slowdowns.
+fn parse_slowdowns(text: &str) -> Result<Vec<u64>, String> {
+    let out = text
+        .split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(|x| match x.parse::<u64>() {
+            Ok(s) if s > 0 => Ok(s),
+            _ => Err(format!(
+                "--slowdowns: `{x}` is not a whole number of at least 1"
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if out.is_empty() {
+        return Err("--slowdowns: the list is empty".into());
+    }
+    Ok(out)
+}
+
+/// The paper's table: `--paper` must be readable; the default may be missing (a note).
+fn load_paper(path: Option<&Path>) -> Result<(Option<PaperTable>, Option<String>), String> {
+    if let Some(p) = path {
+        return Ok((Some(PaperTable::load(p)?), None));
+    }
+    let default = report::default_paper_csv();
+    if !default.exists() {
+        return Ok((
+            None,
+            Some(format!(
+                "{} not found: the paper columns are empty (pass --paper CSV)",
+                default.display()
+            )),
+        ));
+    }
+    let mut t = PaperTable::load(&default)?;
+    t.source = PathBuf::from("../shared/data/aetherling_results.csv");
+    Ok((Some(t), None))
+}

@@ -1,0 +1,507 @@
+//! The quality-of-results report (`tessera report`, issue 7): for every app and slowdown,
+//! the e-graph scheduler's design against Aetherling's, in model area, synthesis area
+//! (Yosys `synth_xilinx`, optional), compile time and graph sizes, beside the paper's
+//! published Vivado figures; and the rank correlation between the area model and synthesis
+//! over every design of the report ([`calibration`]).
+//!
+//! [`run`] measures; [`format`] prints text, markdown or JSON; [`svg`] plots area against
+//! throughput. Everything but the timing columns is deterministic.
+
+pub mod calibration;
+pub mod format;
+pub mod paper;
+pub mod stats;
+pub mod svg;
+
+use crate::rtl::synth::synth_design;
+use crate::rtl::RtlOptions;
+use crate::schedule::aetherling;
+use crate::schedule::egraph::{self, Burst};
+use crate::schedule::slowdown::default_slowdowns;
+use crate::seq::{load_program, Program};
+use crate::st::area::{area, Area, Weights};
+use crate::st::Design;
+use crate::util::par::par_map;
+use paper::{PaperRow, PaperTable};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Slowdowns of the 4x4 apps: 16, 8, 4, 2, 1, 1/3 and 1/9 pixels per clock.
+const SMALL: &[u64] = &[1, 2, 4, 8, 16, 48, 144];
+/// Slowdowns of the 1920x1080 apps: 16, 8, 4, 2, 1 and 1/3 pixels per clock.
+const BIG: &[u64] = &[129_600, 259_200, 518_400, 1_036_800, 2_073_600, 6_220_800];
+/// Slowdowns of camera and demosaic: 16, 8, 4, 2, 1 and 1/4 pixels per clock.
+const CAMERA: &[u64] = &[129_600, 259_200, 518_400, 1_036_800, 2_073_600, 8_294_400];
+
+/// The paper's slowdowns (clocks per whole input) of each app
+/// (`../shared/reference/benchmarks.md` §2, §3 and §8).
+pub const PAPER_SLOWDOWNS: &[(&str, &[u64])] = &[
+    ("map", &[1, 5, 10, 20, 25, 40, 50, 100, 200]),
+    ("conv2d", SMALL),
+    ("conv2d_b2b", SMALL),
+    ("conv2d_b2b_3x3_repeat", SMALL),
+    ("sharpen", SMALL),
+    ("big_real_32_conv2d", BIG),
+    ("big_real_32_conv2d_b2b", BIG),
+    ("big_real_32_sharpen", BIG),
+    ("big_32_conv2d", BIG),
+    ("big_32_conv2d_b2b", BIG),
+    ("big_32_sharpen", BIG),
+    ("camera", CAMERA),
+    ("demosaic", CAMERA),
+];
+
+/// The apps `tessera report` covers by default: the paper's small apps, in `examples/`.
+pub const SMALL_APPS: [&str; 5] = [
+    "map",
+    "conv2d",
+    "conv2d_b2b",
+    "conv2d_b2b_3x3_repeat",
+    "sharpen",
+];
+
+/// The paper's slowdowns of `app`, if it is one of the paper's apps.
+pub fn paper_slowdowns(app: &str) -> Option<&'static [u64]> {
+    PAPER_SLOWDOWNS
+        .iter()
+        .find(|(a, _)| *a == app)
+        .map(|(_, s)| *s)
+}
+
+/// The source tree's root (where `Cargo.toml` is).
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The default `--paper` file: `../shared/data/aetherling_results.csv` from the repo root.
+pub fn default_paper_csv() -> PathBuf {
+    repo_root().join("../shared/data/aetherling_results.csv")
+}
+
+/// The files of [`SMALL_APPS`].
+pub fn default_app_files() -> Vec<PathBuf> {
+    SMALL_APPS
+        .iter()
+        .map(|a| repo_root().join("examples").join(format!("{a}.seq")))
+        .collect()
+}
+
+/// Every `.seq` file directly in `dir`, sorted by name; an error if there is none.
+pub fn app_files_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "seq"))
+        .collect();
+    if files.is_empty() {
+        return Err(format!(
+            "{}: no .seq files in this directory",
+            dir.display()
+        ));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// One app of the report: a program and the slowdowns to schedule it at.
+#[derive(Clone, Debug)]
+pub struct App {
+    /// The program (its name is the app's name).
+    pub program: Program,
+    /// The file, relative to the repo root when it is inside it.
+    pub file: String,
+    /// Slowdowns, ascending.
+    pub slowdowns: Vec<u64>,
+}
+
+impl App {
+    /// Loads the program at `path`; `slowdowns` overrides the paper's (or, for apps not in
+    /// [`PAPER_SLOWDOWNS`], [`default_slowdowns`]).
+    pub fn load(path: &Path, slowdowns: Option<&[u64]>) -> Result<App, String> {
+        let program = load_program(path).map_err(|e| e.to_string())?;
+        let mut s: Vec<u64> = match slowdowns {
+            Some(s) => s.to_vec(),
+            None => paper_slowdowns(&program.name)
+                .map(<[u64]>::to_vec)
+                .unwrap_or_else(|| default_slowdowns(&program)),
+        };
+        s.sort_unstable();
+        s.dedup();
+        if s.is_empty() || s[0] == 0 {
+            return Err("slowdowns must be whole numbers of at least 1".into());
+        }
+        let file = path
+            .canonicalize()
+            .ok()
+            .and_then(|p| {
+                let root = repo_root().canonicalize().ok()?;
+                p.strip_prefix(root).ok().map(Path::to_path_buf)
+            })
+            .unwrap_or_else(|| path.to_path_buf());
+        Ok(App {
+            program,
+            file: file.display().to_string(),
+            slowdowns: s,
+        })
+    }
+}
+
+/// What [`run`] measures and with what.
+#[derive(Clone, Debug, Default)]
+pub struct ReportOptions {
+    /// Synthesize every design with Yosys.
+    pub yosys: bool,
+    /// The e-graph scheduler's options (its weights are the report's).
+    pub schedule: egraph::Options,
+    /// The paper's figures, if read.
+    pub paper: Option<PaperTable>,
+    /// Print progress on stderr.
+    pub progress: bool,
+}
+
+/// Synthesis area of one design (Yosys `synth_xilinx -family xc7`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Yosys {
+    /// Logic LUTs (LUT1..LUT6).
+    pub lut: u64,
+    /// Inverters (`INV` cells: a LUT1 each once placed; `synth_xilinx` leaves them apart).
+    pub inv: u64,
+    /// LUTs used as distributed RAM.
+    pub lutram: u64,
+    /// LUTs used as shift registers.
+    pub srl: u64,
+    /// Flip-flops.
+    pub ff: u64,
+    /// RAMB18E1 blocks.
+    pub ramb18: u64,
+    /// RAMB36E1 blocks.
+    pub ramb36: u64,
+    /// DSP48E1 blocks.
+    pub dsp: u64,
+    /// CARRY4 cells (not counted in [`Yosys::luts`]).
+    pub carry4: u64,
+}
+
+impl Yosys {
+    /// Every LUT used: logic LUTs, inverters, distributed RAM and shift registers.
+    pub fn luts(&self) -> u64 {
+        self.lut + self.inv + self.lutram + self.srl
+    }
+
+    /// LUTs (all sites) plus flip-flops: the synthesis size the model's scalar should rank.
+    pub fn lut_ff(&self) -> u64 {
+        self.luts() + self.ff
+    }
+
+    /// Block RAM in 36 Kb equivalents.
+    pub fn bram36(&self) -> f64 {
+        self.ramb36 as f64 + self.ramb18 as f64 / 2.0
+    }
+
+    /// Capacity in bits of the memories used: 64 per LUTRAM LUT, 32 per SRL, 18 Kib per
+    /// RAMB18 and 36 Kib per RAMB36 (what the model's `ram_bits` should rank).
+    pub fn ram_bits(&self) -> u64 {
+        self.lutram * 64 + self.srl * 32 + self.ramb18 * 18 * 1024 + self.ramb36 * 36 * 1024
+    }
+}
+
+/// One design of a row: its model area and, with `--yosys`, its synthesis area.
+#[derive(Clone, Debug, Serialize)]
+pub struct DesignResult {
+    /// Model area (scalar, the report's weights).
+    pub area: f64,
+    /// Model area vector.
+    pub area_vec: Area,
+    /// Synthesis area.
+    pub yosys: Option<Yosys>,
+    /// Why synthesis failed.
+    pub yosys_error: Option<String>,
+}
+
+/// One slowdown of an app.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// Clocks per whole input.
+    pub slowdown: u64,
+    /// Output atoms per clock, as a reduced fraction (`16`, `1/3`).
+    pub throughput: String,
+    /// The e-graph scheduler's design.
+    pub egraph: Option<DesignResult>,
+    /// Why the e-graph scheduler found no design.
+    pub egraph_error: Option<String>,
+    /// Aetherling's (the baseline's) design.
+    pub baseline: Option<DesignResult>,
+    /// Why the baseline found no design.
+    pub baseline_error: Option<String>,
+    /// Phase-1 e-graph e-nodes.
+    pub seq_nodes: usize,
+    /// Phase-1 e-graph e-classes.
+    pub seq_classes: usize,
+    /// Stream-graph nodes.
+    pub stream_nodes: usize,
+    /// Stream-graph classes.
+    pub stream_classes: usize,
+    /// Set when the e-graph design is a faster slowdown's design run in bursts.
+    pub burst: Option<Burst>,
+    /// True if no other e-graph row of the app is at least as fast and as small.
+    pub pareto: bool,
+    /// The paper's Vivado figures for Aetherling at this slowdown.
+    pub paper: Option<PaperRow>,
+    /// Wall-clock time of the e-graph scheduler, ms (measured: not deterministic).
+    pub egraph_ms: f64,
+    /// Wall-clock time of the baseline scheduler, ms (measured: not deterministic).
+    pub baseline_ms: f64,
+}
+
+/// Every row of one app.
+#[derive(Clone, Debug, Serialize)]
+pub struct AppReport {
+    /// The app (program) name.
+    pub name: String,
+    /// Its file.
+    pub file: String,
+    /// Output atoms per whole input.
+    pub atoms: u64,
+    /// One row per slowdown, ascending.
+    pub rows: Vec<Row>,
+    /// Remarks (e.g. no published figures).
+    pub notes: Vec<String>,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// One entry per app, in the order given.
+    pub apps: Vec<AppReport>,
+    /// The weights of the model areas.
+    pub weights: Weights,
+    /// The paper's CSV, if read.
+    pub paper_source: Option<String>,
+    /// With synthesis: the rank correlations between model and synthesis.
+    pub calibration: Option<calibration::Calibration>,
+    /// Remarks on the whole report.
+    pub notes: Vec<String>,
+}
+
+/// `num/den` reduced, or a whole number.
+pub fn fraction(num: u64, den: u64) -> String {
+    let g = gcd(num, den).max(1);
+    let (n, d) = (num / g, den / g);
+    if d == 1 {
+        n.to_string()
+    } else {
+        format!("{n}/{d}")
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn design_result(d: &Design, w: &Weights) -> DesignResult {
+    let a = area(d).total;
+    DesignResult {
+        area: a.scalar(w),
+        area_vec: a,
+        yosys: None,
+        yosys_error: None,
+    }
+}
+
+/// Schedules every app at each of its slowdowns with both schedulers, synthesizes the
+/// designs with `--yosys`, and puts the paper's figures beside them. Errors only when
+/// synthesis was asked for and Yosys is missing; a scheduler or synthesis failure is
+/// recorded in its row.
+pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
+    if o.yosys && crate::rtl::tools::find_tool("yosys").is_none() {
+        return Err("yosys not found on PATH; install it with apt-get install -y yosys".into());
+    }
+    let w = o.schedule.weights;
+    let mut reports = Vec::new();
+    // Designs to synthesize: (app, row, true for the e-graph's) and the design.
+    let mut jobs: Vec<((usize, usize, bool), Design)> = Vec::new();
+    for (ai, app) in apps.iter().enumerate() {
+        let p = &app.program;
+        let atoms = p.output_type().atoms();
+        let mut rows = Vec::new();
+        for (ri, &s) in app.slowdowns.iter().enumerate() {
+            if o.progress {
+                eprintln!("report: {} at slowdown {s}", p.name);
+            }
+            let t = Instant::now();
+            let eg = egraph::schedule(p, s, &o.schedule);
+            let egraph_ms = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            let base = aetherling::schedule(p, s);
+            let baseline_ms = t.elapsed().as_secs_f64() * 1e3;
+            let mut row = Row {
+                slowdown: s,
+                throughput: fraction(atoms, s),
+                egraph: None,
+                egraph_error: None,
+                baseline: None,
+                baseline_error: None,
+                seq_nodes: 0,
+                seq_classes: 0,
+                stream_nodes: 0,
+                stream_classes: 0,
+                burst: None,
+                pareto: false,
+                paper: o
+                    .paper
+                    .as_ref()
+                    .and_then(|t| t.get(paper::SYSTEM, &p.name, s)),
+                egraph_ms,
+                baseline_ms,
+            };
+            match eg {
+                Ok(g) => {
+                    row.egraph = Some(design_result(&g.design, &w));
+                    (row.seq_nodes, row.seq_classes) = (g.seq_nodes, g.seq_classes);
+                    (row.stream_nodes, row.stream_classes) = (g.egraph_nodes, g.egraph_classes);
+                    row.burst = g.burst;
+                    jobs.push(((ai, ri, true), g.design));
+                }
+                Err(e) => row.egraph_error = Some(e),
+            }
+            match base {
+                Ok(b) => {
+                    row.baseline = Some(design_result(&b.design, &w));
+                    jobs.push(((ai, ri, false), b.design));
+                }
+                Err(e) => row.baseline_error = Some(e),
+            }
+            rows.push(row);
+        }
+        mark_pareto(&mut rows);
+        reports.push(AppReport {
+            name: p.name.clone(),
+            file: app.file.clone(),
+            atoms,
+            notes: app_notes(&p.name, o.paper.as_ref()),
+            rows,
+        });
+    }
+    if o.yosys {
+        synthesize(&mut reports, jobs, o.progress);
+    }
+    let mut report = Report {
+        apps: reports,
+        weights: w,
+        paper_source: o.paper.as_ref().map(|t| t.source.display().to_string()),
+        calibration: None,
+        notes: Vec::new(),
+    };
+    if o.yosys {
+        report.calibration = Some(calibration::calibrate(&report));
+    }
+    Ok(report)
+}
+
+fn app_notes(app: &str, paper: Option<&PaperTable>) -> Vec<String> {
+    match paper {
+        Some(t) if !t.has_app(paper::SYSTEM, app) => vec![format!(
+            "the paper's CSV has no {} row for `{app}`, so its columns are empty",
+            paper::SYSTEM
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// Marks the rows whose e-graph design no other row beats in both slowdown and area.
+fn mark_pareto(rows: &mut [Row]) {
+    let points: Vec<(u64, f64)> = rows
+        .iter()
+        .filter_map(|r| r.egraph.as_ref().map(|g| (r.slowdown, g.area)))
+        .collect();
+    for r in rows.iter_mut() {
+        if let Some(a) = r.egraph.as_ref().map(|g| g.area) {
+            r.pareto = !points
+                .iter()
+                .any(|&(s, b)| s <= r.slowdown && b <= a && (s < r.slowdown || b < a));
+        }
+    }
+}
+
+/// Synthesizes every design (equal designs once, one Yosys per core) and stores the results
+/// in their rows.
+fn synthesize(reports: &mut [AppReport], jobs: Vec<((usize, usize, bool), Design)>, log: bool) {
+    let mut unique: BTreeMap<String, usize> = BTreeMap::new();
+    let mut designs: Vec<&Design> = Vec::new();
+    let mut which = Vec::new();
+    for (_, d) in &jobs {
+        let key = d.to_text();
+        let k = *unique.entry(key).or_insert_with(|| {
+            designs.push(d);
+            designs.len() - 1
+        });
+        which.push(k);
+    }
+    let base = std::env::temp_dir().join(format!("tessera-report-{}", std::process::id()));
+    let numbered: Vec<(usize, &Design)> = designs.into_iter().enumerate().collect();
+    let total = numbered.len();
+    let results = par_map(&numbered, |(k, d)| {
+        if log {
+            eprintln!("report: yosys {} ({}/{total})", d.name, k + 1);
+        }
+        let dir = base.join(format!("{k}_{}", crate::rtl::netlist::ident(&d.name)));
+        let r = synth_design(d, &dir, &RtlOptions::default());
+        let _ = std::fs::remove_dir_all(&dir);
+        r.map(|s| Yosys {
+            lut: s.lut,
+            inv: s.cells.get("INV").copied().unwrap_or(0),
+            lutram: s.lutram,
+            srl: s.srl,
+            ff: s.ff,
+            ramb18: s.ramb18,
+            ramb36: s.ramb36,
+            dsp: s.dsp,
+            carry4: s.carry,
+        })
+    });
+    let _ = std::fs::remove_dir_all(&base);
+    for (((ai, ri, is_egraph), _), k) in jobs.iter().zip(which) {
+        let row = &mut reports[*ai].rows[*ri];
+        let slot = if *is_egraph {
+            row.egraph.as_mut()
+        } else {
+            row.baseline.as_mut()
+        };
+        if let Some(slot) = slot {
+            match &results[k] {
+                Ok(y) => slot.yosys = Some(y.clone()),
+                Err(e) => slot.yosys_error = Some(e.clone()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions_reduce() {
+        assert_eq!(fraction(16, 48), "1/3");
+        assert_eq!(fraction(16, 1), "16");
+        assert_eq!(fraction(200, 25), "8");
+        assert_eq!(fraction(2073600, 6220800), "1/3");
+    }
+
+    #[test]
+    fn paper_table_is_ascending() {
+        for (app, s) in PAPER_SLOWDOWNS {
+            assert!(s.windows(2).all(|w| w[0] < w[1]), "{app}");
+        }
+        assert_eq!(paper_slowdowns("conv2d"), Some(SMALL));
+        assert_eq!(paper_slowdowns("nope"), None);
+    }
+}
