@@ -16,7 +16,7 @@
 use crate::seq::program::Program;
 use crate::seq::types::SeqType;
 use crate::st::Layout;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// How one `seq` layer of length `n` is laid out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -111,80 +111,106 @@ pub fn aetherling_forms(t: &SeqType, s: u64) -> Vec<(Vec<LayerForm>, Layout)> {
 
 /// Tessera's candidates: Aetherling's plus the mixed forms, simplest first.
 pub fn tessera_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
-    tessera_layouts_first(t, s, usize::MAX)
+    tessera_layouts_first(t, s, usize::MAX, u64::MAX)
 }
 
 /// The first `cap` of Tessera's candidates, simplest first; each layout is ranked by the
 /// simplest per-layer forms that build it. Only the layouts returned are built: the
 /// per-layer form combinations are ranked by depth first, which keeps this cheap when a
-/// large slowdown has thousands of combinations but the caller wants a few dozen.
-pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize) -> Vec<Layout> {
+/// large slowdown has thousands of combinations but the caller wants a few dozen. Layouts
+/// with more than `max_lanes` lanes are skipped.
+pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize, max_lanes: u64) -> Vec<Layout> {
     let layers = seq_layers(t);
+    let mut memo: HashMap<(u64, u64), Vec<LayerForm>> = HashMap::new();
+    let mut forms = |n: u64, s_l: u64| {
+        memo.entry((n, s_l))
+            .or_insert_with(|| {
+                let mut forms = aetherling_layer_forms(n, s_l);
+                forms.extend(mixed_layer_forms(n, s_l));
+                forms
+            })
+            .clone()
+    };
     let splits: Vec<Vec<Vec<LayerForm>>> = distributions(s, layers.len())
         .into_iter()
         .map(|split| {
             layers
                 .iter()
                 .zip(&split)
-                .map(|(n, s_l)| {
-                    let mut forms = aetherling_layer_forms(*n, *s_l);
-                    forms.extend(mixed_layer_forms(*n, *s_l));
-                    forms
-                })
+                .map(|(n, s_l)| forms(*n, *s_l))
                 .collect()
         })
+        .filter(|options: &Vec<Vec<LayerForm>>| options.iter().all(|o| !o.is_empty()))
         .collect();
-    // Rank (depth, split, choice indices) without building any layout.
-    let mut ranked: Vec<(usize, usize, Vec<u16>)> = Vec::new();
-    for (k, options) in splits.iter().enumerate() {
-        if options.iter().any(Vec::is_empty) {
-            continue;
-        }
-        let mut idx = vec![0u16; options.len()];
-        loop {
-            let depth = idx
-                .iter()
-                .zip(options)
-                .map(|(i, o)| o[usize::from(*i)].depth())
-                .sum();
-            ranked.push((depth, k, idx.clone()));
-            // Mixed-radix increment, last layer fastest (the order of `cross`).
-            let mut l = idx.len();
-            loop {
-                if l == 0 {
-                    break;
-                }
-                l -= 1;
-                idx[l] += 1;
-                if usize::from(idx[l]) < options[l].len() {
-                    break;
-                }
-                idx[l] = 0;
-            }
-            if idx.iter().all(|i| *i == 0) {
-                break;
-            }
-        }
-    }
-    ranked.sort_by_key(|(d, _, _)| *d); // stable: keeps enumeration order within a depth
+    // The order is (total depth, split, choice indices with the last layer fastest). A
+    // depth-bounded walk visits the combinations of one depth in that order, so the first
+    // `cap` layouts are found without listing (possibly millions of) deeper combinations.
+    let bounds: Vec<(Vec<usize>, Vec<usize>)> = splits.iter().map(|o| suffix_depths(o)).collect();
+    let lowest = bounds.iter().map(|(lo, _)| lo[0]).min().unwrap_or(0);
+    let highest = bounds.iter().map(|(_, hi)| hi[0]).max().unwrap_or(0);
     let mut seen: HashSet<Layout> = HashSet::new();
     let mut out = Vec::new();
-    for (_, k, idx) in ranked {
-        if out.len() >= cap {
-            break;
-        }
-        let combo: Vec<LayerForm> = idx
-            .iter()
-            .zip(&splits[k])
-            .map(|(i, o)| o[usize::from(*i)].clone())
-            .collect();
-        let layout = build_layout(t, &combo);
-        debug_assert_eq!(layout.clocks(), s);
-        if seen.insert(layout.clone()) {
-            out.push(layout);
+    let mut combo: Vec<LayerForm> = Vec::with_capacity(layers.len());
+    for depth in lowest..=highest {
+        for (options, (lo, hi)) in splits.iter().zip(&bounds) {
+            if depth < lo[0] || depth > hi[0] {
+                continue;
+            }
+            let mut visit = |combo: &[LayerForm]| {
+                let layout = build_layout(t, combo);
+                debug_assert_eq!(layout.clocks(), s);
+                if layout.lanes() <= max_lanes && seen.insert(layout.clone()) {
+                    out.push(layout);
+                }
+                out.len() < cap
+            };
+            if !walk(options, lo, hi, depth, &mut combo, &mut visit) {
+                return out;
+            }
         }
     }
     out
+}
+
+/// The least and greatest total depth of layers `l..` for every `l` (one extra 0 at the end).
+fn suffix_depths(options: &[Vec<LayerForm>]) -> (Vec<usize>, Vec<usize>) {
+    let mut lo = vec![0; options.len() + 1];
+    let mut hi = vec![0; options.len() + 1];
+    for l in (0..options.len()).rev() {
+        let d = options[l].iter().map(LayerForm::depth);
+        lo[l] = lo[l + 1] + d.clone().min().unwrap_or(0);
+        hi[l] = hi[l + 1] + d.max().unwrap_or(0);
+    }
+    (lo, hi)
+}
+
+/// Visits, in order, every choice of one form per remaining layer whose depths add up to
+/// `left`; stops (returning false) when `visit` does.
+fn walk(
+    options: &[Vec<LayerForm>],
+    lo: &[usize],
+    hi: &[usize],
+    left: usize,
+    combo: &mut Vec<LayerForm>,
+    visit: &mut impl FnMut(&[LayerForm]) -> bool,
+) -> bool {
+    let l = combo.len();
+    if l == options.len() {
+        return left != 0 || visit(combo);
+    }
+    for form in &options[l] {
+        let d = form.depth();
+        if d > left || left - d < lo[l + 1] || left - d > hi[l + 1] {
+            continue;
+        }
+        combo.push(form.clone());
+        let go_on = walk(options, lo, hi, left - d, combo, visit);
+        combo.pop();
+        if !go_on {
+            return false;
+        }
+    }
+    true
 }
 
 /// Aetherling's enumeration: every combination in order, each layout kept at its first
@@ -255,11 +281,21 @@ pub fn aetherling_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
 /// Parallel lanes with evenly spread idle clocks: `no` periods of `s_l / no` clocks, each
 /// carrying `ni` lanes on its first clock. Only where the spread is even and there is
 /// more than one lane (one lane is Aetherling's nested form).
+///
+/// Forms with more than twice the lanes of the narrowest form that meets `s_l` are left
+/// out: they pay for every lane of every operator on the value and buy only idle clocks,
+/// and on a 1920x1080 frame they are reshapes buffering most of the frame (whose analysis
+/// alone would dominate scheduling).
 pub fn mixed_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
+    let narrowest = divisors(n)
+        .into_iter()
+        .filter(|ni| n / ni <= s_l)
+        .min()
+        .unwrap_or(n);
     let mut forms = Vec::new();
     for ni in divisors(n) {
         let no = n / ni;
-        if ni > 1 && no < s_l && s_l.is_multiple_of(no) {
+        if ni > 1 && ni <= 2 * narrowest && no < s_l && s_l.is_multiple_of(no) {
             forms.push(LayerForm::Mixed {
                 no,
                 io: 0,

@@ -167,6 +167,18 @@ impl Perm {
         atom_latency(&reduced_for_latency(self.shape()))
     }
 
+    /// Atoms the latency analysis of a reshape from `input` to `output` walks after the
+    /// periodic reductions ([`reduce`]): what it costs to analyse, which callers bound on
+    /// frame-sized layouts whose periods do not line up.
+    pub fn reshape_analysis_atoms(input: &Layout, output: &Layout) -> u64 {
+        let shape = Shape {
+            input: input.clone(),
+            output: output.clone(),
+            kind: Kind::Identity,
+        };
+        reduced_for_latency(shape).input.atoms()
+    }
+
     /// True if no atom is ever held: every read happens on the clock its source arrives, so
     /// the operator is wiring (and lane selection).
     pub fn is_wiring(&self) -> bool {

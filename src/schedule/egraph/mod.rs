@@ -20,7 +20,7 @@ pub mod extract;
 pub mod graph;
 
 use super::burst::burst;
-use super::slowdown::{default_slowdowns, divisors, tessera_layouts};
+use super::slowdown::{default_slowdowns, divisors, tessera_layouts, tessera_layouts_first};
 use crate::egraph::rules::RuleSet;
 use crate::egraph::saturate::{saturate_program, Limits, SatConfig};
 use crate::seq::types::SeqType;
@@ -253,14 +253,19 @@ fn schedule_memo(
 
 /// The candidate output layouts at slowdown `s`: Tessera's layouts plus, for a sequence
 /// output, the burst forms `tseq no (s-no) (sseq n/no ..)` (the design of a smaller
-/// slowdown, run slower), so the front is monotone in the slowdown.
-pub fn output_candidates(t: &SeqType, s: u64) -> Vec<Layout> {
-    let mut out = tessera_layouts(t, s);
+/// slowdown, run slower), so the front is monotone in the slowdown. Layouts wider than
+/// `bounds` allow ([`Bounds::max_lanes`]) are left out.
+pub fn output_candidates(t: &SeqType, s: u64, bounds: &Bounds) -> Vec<Layout> {
+    let max_lanes = bounds.max_lanes(t, s);
+    let mut out = tessera_layouts_first(t, s, usize::MAX, max_lanes);
     if let SeqType::Seq(n, e) = t {
         for no in divisors(*n) {
             if no <= s {
                 let l = Layout::tseq(no, s - no, Layout::sseq(n / no, Layout::space_of(e)));
-                if l.clocks() == s && !out.iter().any(|o| o.normalize() == l.normalize()) {
+                if l.clocks() == s
+                    && l.lanes() <= max_lanes
+                    && !out.iter().any(|o| o.normalize() == l.normalize())
+                {
                     out.push(l);
                 }
             }
@@ -323,7 +328,7 @@ fn schedule_direct(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String
     let mut g = StreamGraph::new(eg, o.bounds.clone());
     let candidates = match &o.output {
         Some(l) => vec![pinned_output(p, s, l)?],
-        None => output_candidates(p.output_type(), s),
+        None => output_candidates(p.output_type(), s, &o.bounds),
     };
     if candidates.is_empty() {
         return Err(format!(

@@ -139,7 +139,7 @@ fn fit_rec(dims: &mut Vec<Dim>, ty: &SeqType, atom: &Layout) -> Option<Layout> {
 }
 
 /// The first `cap` layouts of [`tessera_layouts_first`] (Aetherling's per-layer forms plus
-/// the mixed forms), simplest first.
-pub fn candidates(t: &SeqType, s: u64, cap: usize) -> Vec<Layout> {
-    tessera_layouts_first(t, s, cap)
+/// the mixed forms) with at most `max_lanes` lanes, simplest first.
+pub fn candidates(t: &SeqType, s: u64, cap: usize, max_lanes: u64) -> Vec<Layout> {
+    tessera_layouts_first(t, s, cap, max_lanes)
 }

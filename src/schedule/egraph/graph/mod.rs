@@ -97,8 +97,29 @@ pub struct Bounds {
     pub param_combos: usize,
     /// At most this many candidate layouts per (type, clocks).
     pub candidates: usize,
+    /// Candidate layouts are at most this many times wider (lanes) than the value needs
+    /// (its atoms over its clocks), unless the value is small ([`Bounds::small_value`]).
+    pub lane_slack: u64,
+    /// A value of at most this many atoms may take any layout, however wide.
+    pub small_value: u64,
+    /// Reshapes whose layouts share too little periodic structure to analyse them in fewer
+    /// than this many atoms ([`crate::st::perm::Perm::reshape_analysis_atoms`]) are not offered.
+    pub reshape_atoms: u64,
     /// Stop expanding classes beyond this many stream nodes.
     pub max_nodes: usize,
+}
+
+impl Bounds {
+    /// The most lanes a candidate layout of a value of type `t` over `clocks` clocks may
+    /// have: a layout much wider than the value needs pays for every lane and buys only
+    /// idle clocks, and on a 1920x1080 frame it is a reshape buffering most of the frame.
+    pub fn max_lanes(&self, t: &SeqType, clocks: u64) -> u64 {
+        if t.atoms() <= self.small_value {
+            return u64::MAX;
+        }
+        let needed = t.atoms().div_ceil(clocks.max(1));
+        self.lane_slack.saturating_mul(needed)
+    }
 }
 
 impl Default for Bounds {
@@ -107,6 +128,9 @@ impl Default for Bounds {
             reshape_sources: 2,
             param_combos: 4,
             candidates: 12,
+            lane_slack: 4,
+            small_value: 4096,
+            reshape_atoms: 1 << 16,
             max_nodes: 60_000,
         }
     }
@@ -168,9 +192,10 @@ impl<'a> StreamGraph<'a> {
     /// The candidate layouts of type `t` spanning `clocks` clocks (simplest first).
     pub fn cands(&mut self, t: &SeqType, clocks: u64) -> Vec<Layout> {
         let cap = self.bounds.candidates;
+        let max_lanes = self.bounds.max_lanes(t, clocks);
         self.cands
             .entry((t.clone(), clocks))
-            .or_insert_with(|| candidates(t, clocks, cap))
+            .or_insert_with(|| candidates(t, clocks, cap, max_lanes))
             .clone()
     }
 

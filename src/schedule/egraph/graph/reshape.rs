@@ -6,6 +6,7 @@ use super::how::How;
 use super::layout::fit;
 use super::StreamGraph;
 use crate::egraph::lang::SeqLang;
+use crate::st::perm::Perm;
 use crate::st::{Layout, StOp};
 use egg::Id;
 use std::collections::HashMap;
@@ -21,6 +22,11 @@ impl StreamGraph<'_> {
         to: &Layout,
     ) {
         if from.normalize() == to.normalize() {
+            return;
+        }
+        // Between frame-sized layouts whose periods do not line up, a reshape buffers most
+        // of the frame, and measuring it walks every atom; such reshapes are not offered.
+        if Perm::reshape_analysis_atoms(from, to) > self.bounds.reshape_atoms {
             return;
         }
         if let Some(k) = self.request(ctx, class, from) {

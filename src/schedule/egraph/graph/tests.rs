@@ -14,9 +14,9 @@ fn candidates_match_tessera_layouts() {
     let t = SeqType::seq(16, SeqType::seq(3, u8t()));
     for s in [1, 2, 4, 8, 16, 48] {
         let all = tessera_layouts(&t, s);
-        assert_eq!(candidates(&t, s, usize::MAX), all, "slowdown {s}");
+        assert_eq!(candidates(&t, s, usize::MAX, u64::MAX), all, "slowdown {s}");
         assert_eq!(
-            candidates(&t, s, 3),
+            candidates(&t, s, 3, u64::MAX),
             all.into_iter().take(3).collect::<Vec<_>>()
         );
     }
