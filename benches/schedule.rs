@@ -1,19 +1,22 @@
-//! Scheduling speed of the paper's small apps (issue 7).
+//! Scheduling speed of the paper's small apps and one 1920x1080 app (issue 7).
 //!
 //! - `schedule`: saturate and extract one slowdown (`schedule::egraph::schedule`): s = 16
 //!   (1 pixel per clock) for the 4x4 apps, s = 25 (8 pixels per clock) for `map`.
 //! - `explore`: `schedule::egraph::explore` over the paper's slowdowns of the app
 //!   (1, 2, 4, 8, 16, 48, 144 for the 4x4 apps; 1, 5, 10, 20, 25, 40, 50, 100, 200 for
-//!   `map`, `../shared/reference/benchmarks.md` §2.1).
+//!   `map`, `../shared/reference/benchmarks.md` §2.1), with the default options: the
+//!   Aetherling baseline column included, as `tessera explore` computes it.
 //!
 //! Each case prints the phase-1 e-graph's size (e-nodes, e-classes) and the stream graph's
 //! (nodes, classes; for `explore`, summed over its slowdowns) beside its timing, so a
 //! slower run can be told apart from a bigger graph.
 //!
-//! Not included: a 1920x1080 app. Scheduling `big_real_32_conv2d` at its fastest paper
-//! slowdown (s = 129600) alone takes more than 100 s today, so ten samples would take
-//! longer than every other bench together; it is to come back when that is fixed. Its
-//! parse and check is in `benches/frontend.rs`, its saturation in `benches/saturate.rs`.
+//! - `big/...`: one 1920x1080 app, `big_real_32_conv2d`: `schedule` at its fastest paper
+//!   slowdown (s = 129600, 16 pixels per clock) and `explore` over its two fastest paper
+//!   slowdowns (129600, 259200). Every default slowdown of a 1920x1080 frame (every divisor
+//!   of its 2,073,600 clocks) is out of reach, and the slower paper slowdowns take minutes
+//!   each (`docs/results.md` gives every paper slowdown's compile time); ten samples of
+//!   these two cases already take several minutes (`cargo bench --bench schedule -- big`).
 //!
 //! Ten samples each, one iteration per sample: `cargo bench --bench schedule` (a case can
 //! be picked by name: `cargo bench --bench schedule -- explore/conv2d`).
@@ -88,5 +91,36 @@ fn explore_all(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, schedule_one, explore_all);
+fn big_app(c: &mut Criterion) {
+    let o = Options::default();
+    let mut group = c.benchmark_group("big");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(1));
+    let name = "big_real_32_conv2d";
+    let p = load(name);
+    let got = schedule(&p, 129_600, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+    println!(
+        "big/schedule/{name} s=129600: phase 1 {} e-nodes, {} e-classes; stream graph {} nodes, {} classes; area {:.1}",
+        got.seq_nodes, got.seq_classes, got.egraph_nodes, got.egraph_classes, got.area
+    );
+    group.bench_function(format!("schedule/{name}"), |b| {
+        b.iter(|| schedule(&p, 129_600, &o).map(|g| g.area))
+    });
+    let slowdowns = [129_600, 259_200];
+    let rows = explore(&p, &slowdowns, &o);
+    let nodes: usize = rows.iter().map(|r| r.egraph_nodes).sum();
+    let classes: usize = rows.iter().map(|r| r.egraph_classes).sum();
+    println!(
+        "big/explore/{name} (2 slowdowns): stream graphs {nodes} nodes, {classes} classes in all"
+    );
+    group.bench_function(format!("explore/{name}"), |b| {
+        b.iter(|| explore(&p, &slowdowns, &o).len())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, schedule_one, explore_all, big_app);
 criterion_main!(benches);

@@ -1,6 +1,7 @@
-//! The paper's small apps and the seeds' examples, scheduled at every slowdown of the paper's
-//! lists, emitted as Verilog, linted and simulated in Icarus, and compared with the
-//! interpreter on every valid output clock — for both schedulers.
+//! The paper's small apps, the seeds' examples and the 16x8 versions of the 1920x1080 apps,
+//! scheduled at every slowdown of the paper's lists, emitted as Verilog, linted and
+//! simulated in Icarus, and compared with the interpreter on every valid output clock — for
+//! both schedulers.
 
 use std::path::{Path, PathBuf};
 use tessera::rtl::tools::require_tool;
@@ -109,5 +110,19 @@ fn conv2d_b2b_in_rtl() {
     run(&[
         ("examples/conv2d_b2b.seq", &PAPER),
         ("examples/conv2d_b2b_3x3_repeat.seq", &PAPER),
+    ]);
+}
+
+/// The 1920x1080 apps' programs at 16x8 (`examples/small/`), at the same throughputs as the
+/// paper's big slowdowns: 16, 8, 4, 2, 1 and 1/3 pixels per clock (1/4 for camera) are
+/// slowdowns 8 ... 384 (512) for 128 pixels.
+#[test]
+fn big_apps_reduced_in_rtl() {
+    const BIG: [u64; 6] = [8, 16, 32, 64, 128, 384];
+    run(&[
+        ("examples/small/big_real_32_conv2d_16x8.seq", &BIG),
+        ("examples/small/big_real_32_conv2d_b2b_16x8.seq", &BIG),
+        ("examples/small/big_real_32_sharpen_16x8.seq", &BIG),
+        ("examples/small/camera_16x8.seq", &[8, 16, 32, 64, 128, 512]),
     ]);
 }

@@ -108,11 +108,17 @@ fn sharpen_app() {
 }
 
 /// Where the baseline's first-consumer-wins layouts force reshapes, the e-graph scheduler
-/// finds strictly smaller designs (diamond: the shared prefix in one layout; conv2d: the
-/// stencil's shifts in the lanes layout, shared by all windows).
+/// finds strictly smaller designs (diamond: the shared prefix in one layout; conv2d at 16:
+/// the window sums without the baseline's `reduce_t` accumulator). (conv2d at 4, once here,
+/// is a tie since the area model charges a fixed-source shift's lanes as the RTL builds
+/// them: the baseline's `shift_ts` are registers and wiring too, and Yosys gives both
+/// designs the same size; docs/area-model.md, Calibration.)
 #[test]
 fn strictly_smaller_than_baseline() {
-    for (file, s) in [("examples/seed/diamond.seq", 2), ("examples/conv2d.seq", 4)] {
+    for (file, s) in [
+        ("examples/seed/diamond.seq", 2),
+        ("examples/conv2d.seq", 16),
+    ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
         let p = load_program(&path).unwrap_or_else(|e| panic!("{e}"));
         let got = egraph::schedule(&p, s, &egraph::Options::default()).unwrap();

@@ -61,22 +61,26 @@ fn front_is_monotone_along_multiples() {
     }
 }
 
-/// Without bursts conv2d needs more area at 48 than at 16 (padded layouts pay wider
-/// counters); with them the slower rows reuse the s = 16 design, which still simulates.
+/// Without bursts blur3x1 needs more area at 48 than at 24 (model 197 against 192.5: its
+/// `shift_tn`s and constant generator cost 3 more logic and flip-flop bits over the padded
+/// period); with them the slower row reuses the s = 24 design, which still simulates.
+/// (conv2d at 48 against 16 was the example until the area model stopped charging phase
+/// counters to shifts whose lanes read fixed sources: its padded design now costs the
+/// same, docs/area-model.md.)
 #[test]
 fn bursts_reuse_the_faster_design() {
-    let p = program("examples/conv2d.seq");
+    let p = program("examples/seed/blur3x1.seq");
     let direct = egraph::Options {
         burst: false,
         ..egraph::Options::default()
     };
-    let d16 = egraph::schedule(&p, 16, &direct).unwrap();
+    let d24 = egraph::schedule(&p, 24, &direct).unwrap();
     let d48 = egraph::schedule(&p, 48, &direct).unwrap();
-    assert!(d48.area > d16.area, "{} vs {}", d48.area, d16.area);
+    assert!(d48.area > d24.area, "{} vs {}", d48.area, d24.area);
     let b48 = egraph::schedule(&p, 48, &egraph::Options::default()).unwrap();
     let b = b48.burst.expect("a burst design");
     assert_eq!(b.from * b.factor, 48);
-    assert!(b48.area <= d16.area, "{} vs {}", b48.area, d16.area);
+    assert!(b48.area <= d24.area, "{} vs {}", b48.area, d24.area);
     assert_eq!(b48.design.clocks(), 48);
     let v = verify(&b48.design, &p, &random_frames(&p, 48, 3)).unwrap();
     assert!(v.passed(), "{:?}", v.mismatches.first());

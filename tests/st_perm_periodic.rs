@@ -9,6 +9,7 @@
 mod common;
 
 use common::*;
+use std::collections::{BTreeMap, BTreeSet};
 use tessera::seq::types::ScalarType;
 use tessera::seq::value::{random_value, Value};
 use tessera::st::perm::reduce::{reduced_for_storage, Kind, Shape};
@@ -143,6 +144,35 @@ fn old_max_live_atoms(input: &Layout, output: &Layout, src: &[Src], latency: u64
     occ.into_iter().max().unwrap_or(0).max(0) as u64
 }
 
+/// `Perm::lane_sources` by its definition: per output lane, the distinct (input lane,
+/// delay) pairs and defined fill values it reads over a period; over input lanes, the sum of
+/// the largest delays.
+fn old_lane_sources(p: &Perm, src: &[Src]) -> (BTreeMap<u64, u64>, u64) {
+    let ipos = p.input.atom_positions();
+    let opos = p.output.atom_positions();
+    let mut sets = vec![BTreeSet::new(); p.output.lanes() as usize];
+    let mut maxd = vec![0u64; p.input.lanes() as usize];
+    for (o, (co, lo)) in opos.iter().enumerate() {
+        match &src[o] {
+            Src::In(e) => {
+                let (ci, li) = ipos[*e as usize];
+                let d = co + p.latency - ci;
+                sets[*lo as usize].insert(format!("in {li} {d}"));
+                maxd[li as usize] = maxd[li as usize].max(d);
+            }
+            Src::Fill(Lane::Val(v)) if !v.has_undef() => {
+                sets[*lo as usize].insert(format!("fill {v:?}"));
+            }
+            Src::Fill(_) => {}
+        }
+    }
+    let mut counts = BTreeMap::new();
+    for set in sets {
+        *counts.entry(set.len() as u64).or_default() += 1;
+    }
+    (counts, maxd.iter().sum())
+}
+
 // ---- the comparison ----------------------------------------------------------------
 
 /// True if the storage analysis of `p` runs on fewer atoms than `p` has.
@@ -183,6 +213,12 @@ fn same(op: &StOp, input: &Layout, output: &Layout) -> (u64, bool) {
         p.max_live_atoms(),
         live,
         "{op}: {input} -> {output} storage at latency {lat}"
+    );
+    let sources = p.lane_sources(None, None);
+    assert_eq!(
+        (sources.counts, sources.tap_atoms),
+        old_lane_sources(&p, &src),
+        "{op}: {input} -> {output} lane sources at latency {lat}"
     );
     (live, reduced(&p))
 }

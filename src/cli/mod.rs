@@ -102,8 +102,8 @@ enum Command {
         /// Only slowdowns up to N (with the default list).
         #[arg(long, value_name = "N")]
         max_slowdown: Option<u64>,
-        /// Leave out the Aetherling baseline column (its unpartition search dominates the
-        /// time on the stencil apps).
+        /// Leave out the Aetherling baseline column (computed beside the e-graph's rows by
+        /// default).
         #[arg(long)]
         no_baseline: bool,
         /// Print the rows as JSON.

@@ -241,6 +241,13 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
             if o.output.is_some() {
                 return format!("{}: {e}", file.display());
             }
+            if a.strategy == Strategy::Egraph && aetherling::schedule(&p, slowdown).is_ok() {
+                return format!(
+                    "{}: {e}\nAetherling's algorithm meets slowdown {slowdown} \
+                     (`--strategy aetherling`)",
+                    file.display()
+                );
+            }
             let near = nearest_feasible(&p, slowdown);
             let hint = if near.is_empty() {
                 String::new()

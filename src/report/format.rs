@@ -67,8 +67,9 @@ pub const COLUMNS: &str = "\
 - **s**: the slowdown, clocks per whole input (1 = fully parallel); **px/clk**: output atoms per \
 clock. The small apps use the paper's slowdowns (`../shared/reference/benchmarks.md` §2, §6).
 - **e-graph**: the model area (`st::area`, scalar in LUT equivalents, `docs/area-model.md`) of \
-Tessera's e-graph scheduler (`tessera schedule --slowdown S`); `*` marks the Pareto rows of the \
-app, `burst F×K` a design of slowdown F run once every K periods.
+Tessera's e-graph scheduler at the slowdown, with bursts from the app's other slowdowns (the \
+design `tessera explore --slowdowns` gives); `*` marks the Pareto rows of the app, `burst F×K` a \
+design of slowdown F run once every K periods.
 - **vector**: the same design's model vector: logic / flip-flop bits / RAM bits / DSPs.
 - **baseline**: the model area of Aetherling's algorithm (`--strategy aetherling`); \
 **vs baseline**: e-graph area / baseline area − 1.

@@ -242,6 +242,14 @@ pub fn own_area(d: &Design, id: NodeId) -> Area {
 
 /// Storage, read multiplexers and phase counter of a data-movement operator; zero when it
 /// is wiring.
+///
+/// Each output lane's multiplexer selects among the distinct sources it reads over a
+/// period ([`Perm::lane_sources`]: an input lane at a delay, or a fill constant), as the
+/// RTL's delay taps do; a lane with one source is a wire or a register tap, so an operator
+/// whose every lane has one source needs no multiplexer and no phase counter. When the RTL
+/// would rather build the minimal register buffer (it stores fewer bits than the taps and
+/// at most `RtlOptions::buffer_max_bits`), a lane reads at most the `depth` words of its
+/// buffer bank or its input directly, and the buffer's writes follow the phase.
 pub fn movement_area(p: &Perm) -> Area {
     let live = p.max_live_atoms();
     if live == 0 {
@@ -250,6 +258,26 @@ pub fn movement_area(p: &Perm) -> Area {
     let bits = p.input.atom_bits();
     let lanes = p.input.lanes().max(p.output.lanes());
     let depth = live.div_ceil(lanes);
+    // a buffer lane reads at most depth + 1 sources: count no further unless it is taps
+    // (and stop once it is known to be a buffer: taps beyond `live` and every lane counted)
+    let may_buffer = live * bits <= crate::rtl::RtlOptions::default().buffer_max_bits;
+    let mut src = p.lane_sources(Some(depth + 1), may_buffer.then_some(live));
+    let buffer = may_buffer && live < src.tap_atoms;
+    if !buffer && src.counts.keys().any(|&k| k > depth) {
+        src = p.lane_sources(None, None);
+    }
+    let mut muxes = Area::default();
+    let mut phased = buffer;
+    for (&k, &n) in &src.counts {
+        let k = if buffer { k.min(depth + 1) } else { k };
+        muxes += mux(k, bits) * n;
+        phased |= k > 1;
+    }
+    let control = if phased {
+        counter(p.input.clocks())
+    } else {
+        Area::default()
+    };
     let store = if depth <= 2 {
         Area {
             ff_bits: live * bits,
@@ -262,7 +290,7 @@ pub fn movement_area(p: &Perm) -> Area {
             ..Area::default()
         }
     };
-    store + mux(depth + 1, p.output.lanes() * bits) + counter(p.input.clocks())
+    store + muxes + control
 }
 
 /// The constant raw value of operand `k` of an atom tuple node, if it is a generator.
@@ -347,5 +375,31 @@ mod tests {
         assert_eq!(mux(5, 8).logic, 16);
         assert_eq!(storage(3, 8).ram_bits, 24);
         assert_eq!(storage(2, 8).ff_bits, 16);
+    }
+
+    /// Calibration finding 1 (docs/area-model.md): a shift whose lanes each read one fixed
+    /// source is a register and wiring; a defined fill makes lane 0 select by phase.
+    #[test]
+    fn fixed_source_shift_is_registers() {
+        use crate::seq::types::ScalarType;
+        let atom: Layout = ScalarType::UInt8.into();
+        let l = Layout::tseq(4, 0, Layout::sseq(4, atom.clone()));
+        let shift = |init| StOp::ShiftTS {
+            no: 4,
+            io: 0,
+            ni: 4,
+            amount: 1,
+            elem: atom.clone(),
+            init,
+        };
+        let area_of = |op| movement_area(&Perm::of(&op, &l, &l).unwrap());
+        let reg = Area {
+            ff_bits: 8,
+            ..Area::default()
+        };
+        assert_eq!(area_of(shift(None)), reg);
+        // lane 0: input lane 3 a clock late, or the fill on clock 0: mux(2, 8) + counter(4)
+        let filled = reg + mux(2, 8) + counter(4);
+        assert_eq!(area_of(shift(Some(Value::Scalar(0)))), filled);
     }
 }

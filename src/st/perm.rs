@@ -28,7 +28,9 @@ use super::layout::Layout;
 use super::op::StOp;
 use super::stream::{flatten, Lane};
 use crate::seq::value::Value;
-use reduce::{reduced_for_latency, reduced_for_storage, Kind, Shape};
+use reduce::{reduced_for_latency, reduced_for_sources, reduced_for_storage, Kind, Shape};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Where an output atom comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +64,23 @@ pub enum AtomMap {
         /// One element's fill atoms.
         fill: Vec<Lane>,
     },
+}
+
+/// What the output lanes of a data-movement operator read over one period, in the taps view
+/// of its hardware (`rtl::movement`): output lane `k` on the clock of output atom `o` reads
+/// input lane `lane` delayed by `d` (`d` = output clock + latency − input clock) when
+/// `o`'s source is an input atom, a constant when it is a defined fill, and nothing (a
+/// don't-care, or an invalid clock) otherwise.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaneSources {
+    /// Number of distinct sources (input lane and delay, or fill value) of a lane → number
+    /// of output lanes with that many. A lane with one source is a wire or a register tap;
+    /// more need a phase multiplexer.
+    pub counts: BTreeMap<u64, u64>,
+    /// Over input lanes, the sum of the largest delay each is read at: the atoms a delay
+    /// line per lane (the taps generator) holds. Exact, unless the count stopped early
+    /// ([`Perm::lane_sources`]).
+    pub tap_atoms: u64,
 }
 
 /// A data-movement operator's atom map and timing.
@@ -185,6 +204,37 @@ impl Perm {
         self.max_live_atoms() == 0
     }
 
+    /// The distinct sources each output lane reads over a period ([`LaneSources`]),
+    /// computed on a few periods of the layouts' common structure ([`reduce`]). A lane's
+    /// count stops at `cap` (when given): it is exact up to `cap`, and `cap` means at least
+    /// that many. With `stop`, the walk may end as soon as every lane has reached `cap`
+    /// and `tap_atoms` exceeds `stop` (nothing more can change a decision on them): then
+    /// `tap_atoms` is only known to exceed `stop`; otherwise it is exact.
+    pub fn lane_sources(&self, cap: Option<u64>, stop: Option<u64>) -> LaneSources {
+        let (shape, mult) = reduced_for_sources(self.shape());
+        // a defined fill value's key: the first fill index holding the same value
+        let fill_key: Vec<Option<u64>> = match &self.map {
+            AtomMap::Shift { fill, .. } => fill
+                .iter()
+                .map(|f| match f {
+                    Lane::Val(v) if !v.has_undef() => {
+                        fill.iter().position(|g| g == f).map(|i| i as u64)
+                    }
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let fill = |o: u64| {
+            let n = fill_key.len() as u64;
+            (n > 0).then(|| fill_key[(o % n) as usize]).flatten()
+        };
+        let cap = cap.unwrap_or(u64::MAX);
+        // the early stop is decided on the grouped shape: its taps are `tap_atoms / mult`
+        let stop = stop.map(|t| t / mult);
+        atom_lane_sources(&shape, self.latency, fill, mult, cap, stop)
+    }
+
     /// The most input atoms held at once in steady state (periods back to back), each held
     /// from the clock after it arrives to its last read at `tout + latency`; computed on a
     /// few periods of the layouts' common structure ([`reduce`]).
@@ -222,13 +272,15 @@ fn push_clocks(l: &Layout, base: u64, out: &mut Vec<u64>) {
     }
 }
 
-/// The clocks of a layout's flat atoms in flat order, one at a time (an odometer over the
-/// layers of its normal form).
+/// The clocks and lanes of a layout's flat atoms in flat order, one at a time (an odometer
+/// over the layers of its normal form).
 struct AtomClocks {
-    /// Per layer, innermost last: length and clocks per step (0 for lanes).
-    layers: Vec<(u64, u64)>,
+    /// Per layer, innermost last: length, clocks per step (0 for lanes) and lanes per step
+    /// (0 for time).
+    layers: Vec<(u64, u64, u64)>,
     digits: Vec<u64>,
     clock: u64,
+    lane: u64,
 }
 
 impl AtomClocks {
@@ -238,21 +290,22 @@ impl AtomClocks {
         loop {
             match cur {
                 Layout::SSeq(k, t) | Layout::STuple(k, t) => {
-                    layers.push((k, 0));
+                    layers.push((k, 0, t.lanes()));
                     cur = *t;
                 }
                 Layout::TSeq(n, _, t) => {
-                    layers.push((n, t.clocks()));
+                    layers.push((n, t.clocks(), 0));
                     cur = *t;
                 }
                 _ => break,
             }
         }
-        layers.retain(|(n, _)| *n > 1);
+        layers.retain(|(n, _, _)| *n > 1);
         AtomClocks {
             digits: vec![0; layers.len()],
             layers,
             clock: 0,
+            lane: 0,
         }
     }
 
@@ -265,18 +318,25 @@ impl AtomClocks {
 
     /// The next atom's clock.
     fn next(&mut self) -> u64 {
-        let c = self.clock;
+        self.next_pos().0
+    }
+
+    /// The next atom's clock and lane.
+    fn next_pos(&mut self) -> (u64, u64) {
+        let pos = (self.clock, self.lane);
         for d in (0..self.layers.len()).rev() {
-            let (n, step) = self.layers[d];
+            let (n, step, lstep) = self.layers[d];
             self.digits[d] += 1;
             self.clock += step;
+            self.lane += lstep;
             if self.digits[d] < n {
                 break;
             }
             self.digits[d] = 0;
             self.clock -= n * step;
+            self.lane -= n * lstep;
         }
-        c
+        pos
     }
 }
 
@@ -300,6 +360,160 @@ fn for_each_read(s: &Shape, mut f: impl FnMut(u64, u64)) {
     for _ in 0..reads {
         let (i, o) = (tin.next(), tout.next());
         f(i, o);
+    }
+}
+
+/// [`Perm::lane_sources`] of a shape, atom by atom; each lane of the shape stands for `mult`
+/// lanes with the same input sources: lane `k` stands for lanes `k·mult + r` when the map
+/// is a shift (only inner lanes are grouped), whose output atom `o` stands for atoms
+/// `o·mult + r`. `fill(o)` is the key of the original output atom `o`'s fill value, `None`
+/// for a don't-care. Lane counts stop at `cap`.
+pub(crate) fn atom_lane_sources(
+    s: &Shape,
+    latency: u64,
+    fill: impl Fn(u64) -> Option<u64>,
+    mult: u64,
+    cap: u64,
+    stop: Option<u64>,
+) -> LaneSources {
+    let empty = Distinct {
+        cap: cap as usize,
+        ..Distinct::default()
+    };
+    let mut lanes: Vec<Distinct> = vec![empty; s.output.lanes() as usize];
+    // (lane, sub-lane r, fill key) of the defined fills read
+    let mut fills: BTreeSet<(u64, u64, u64)> = BTreeSet::new();
+    let mut max_delay = vec![0u64; s.input.lanes() as usize];
+    // running Σ max_delay and lanes at their cap, for the early stop
+    let (mut taps, mut full) = (0u64, 0usize);
+    let n_lanes = lanes.len();
+    let mut read = |lanes: &mut [Distinct], (ci, li): (u64, u64), (co, lo): (u64, u64)| {
+        let d = co + latency - ci;
+        let l = &mut lanes[lo as usize];
+        let before = l.len();
+        l.insert((li, d));
+        if l.len() > before && l.len() == cap {
+            full += 1;
+        }
+        let m = &mut max_delay[li as usize];
+        if d > *m {
+            taps += d - *m;
+            *m = d;
+        }
+        // true: the walk may stop
+        stop.is_some_and(|t| taps > t && full == n_lanes)
+    };
+    let mut tin = AtomClocks::new(&s.input);
+    let mut tout = AtomClocks::new(&s.output);
+    let n = s.output.atoms();
+    match s.kind {
+        Kind::Identity => {
+            for _ in 0..n {
+                if read(&mut lanes, tin.next_pos(), tout.next_pos()) {
+                    break;
+                }
+            }
+        }
+        Kind::Offset(off) => {
+            tin.skip(off);
+            for _ in 0..n {
+                if read(&mut lanes, tin.next_pos(), tout.next_pos()) {
+                    break;
+                }
+            }
+        }
+        Kind::Repeat(a) => {
+            for o in 0..n {
+                if o % a == 0 {
+                    tin = AtomClocks::new(&s.input);
+                }
+                if read(&mut lanes, tin.next_pos(), tout.next_pos()) {
+                    break;
+                }
+            }
+        }
+        Kind::Shift(by) => {
+            for o in 0..by.min(n) {
+                let (_, lo) = tout.next_pos();
+                for r in 0..mult {
+                    if let Some(k) = fill(o * mult + r) {
+                        fills.insert((lo, r, k));
+                    }
+                }
+            }
+            for _ in by.min(n)..n {
+                if read(&mut lanes, tin.next_pos(), tout.next_pos()) {
+                    break;
+                }
+            }
+        }
+    }
+    let mut counts = BTreeMap::new();
+    for (k, l) in lanes.iter().enumerate() {
+        if fills.is_empty() {
+            *counts.entry(l.len()).or_default() += mult;
+        } else {
+            for r in 0..mult {
+                let f = fills
+                    .range((k as u64, r, 0)..=(k as u64, r, u64::MAX))
+                    .count();
+                *counts.entry((l.len() + f as u64).min(cap)).or_default() += 1;
+            }
+        }
+    }
+    LaneSources {
+        counts,
+        tap_atoms: mult * taps,
+    }
+}
+
+/// The distinct sources of one output lane, counted up to `cap`: a short list, or a set once
+/// it is long (the walk visits every atom, and a lane usually reads the same source run
+/// after run).
+#[derive(Clone, Default)]
+struct Distinct {
+    cap: usize,
+    last: Option<(u64, u64)>,
+    few: Vec<(u64, u64)>,
+    many: HashSet<(u64, u64), BuildHasherDefault<PairHasher>>,
+}
+
+/// A multiplicative hasher for pairs of integers (SipHash would dominate the walk).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Distinct {
+    fn insert(&mut self, k: (u64, u64)) {
+        if self.last == Some(k) || self.few.len() + self.many.len() >= self.cap {
+            return;
+        }
+        self.last = Some(k);
+        if !self.many.is_empty() {
+            self.many.insert(k);
+        } else if !self.few.contains(&k) {
+            self.few.push(k);
+            if self.few.len() > 32 {
+                self.many.extend(self.few.drain(..));
+            }
+        }
+    }
+
+    fn len(&self) -> u64 {
+        (self.few.len() + self.many.len()) as u64
     }
 }
 

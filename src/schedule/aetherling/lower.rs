@@ -14,7 +14,9 @@ use crate::seq::{NodeId as SeqId, Program};
 use crate::st::design::BodyId;
 use crate::st::stream::{flatten, unflatten};
 use crate::st::{Design, Layout, NodeId as StId, StOp};
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// A value of type `t` restructured to the nesting of `layout` (same atoms in flat order):
 /// a layout may split a layer, e.g. `(tseq 1 0 (sseq 3 _))` for a `(seq 3 _)`.
@@ -32,6 +34,33 @@ struct Scope {
     args: Vec<Option<(StId, Forms)>>,
 }
 
+/// What an Unpartition sub-search depends on at the top-level scope: the producer, the
+/// requested forms (with the operator's lengths and type), and the forms of the program
+/// inputs its producer reaches (`None`: not yet declared).
+pub(super) type SearchKey = (SeqId, u64, u64, SeqType, Forms, Vec<Option<Forms>>);
+
+/// The Unpartition sub-searches already run, shared by every copy of the lowering state
+/// (one per [`super::schedule`] call): the winning producer forms per [`SearchKey`].
+///
+/// A search lowers its producer `x` in every candidate form in a copy of the state and
+/// keeps the candidate of least area of the sub-design reaching the result. At the top
+/// level, when no node `x` reaches (through arguments) has been lowered yet in the scope,
+/// that lowering reads nothing of the state but the forms of the program inputs `x`
+/// reaches (bodies get fresh scopes), and the sub-design it builds (hash-consing aside,
+/// which keeps its structure) and so its area are the same whatever else the design
+/// holds: the same key picks the same winner, and lowering the winner directly gives the
+/// state the full search would have kept. Other searches are run in full.
+#[derive(Default)]
+pub(super) struct SearchMemo {
+    pub(super) winners: HashMap<SearchKey, Forms>,
+    /// Per node: the nodes it reaches through arguments, and the program inputs it reaches
+    /// through arguments and bodies.
+    cones: HashMap<SeqId, (Vec<SeqId>, Vec<usize>)>,
+}
+
+/// A shared [`SearchMemo`].
+pub(super) type Memo = Rc<RefCell<SearchMemo>>;
+
 /// The lowering state of one candidate.
 #[derive(Clone)]
 pub(super) struct Lowerer<'p> {
@@ -42,11 +71,18 @@ pub(super) struct Lowerer<'p> {
     scopes: Vec<Scope>,
     /// Per program input: its node and forms once known.
     inputs: Vec<Option<(StId, Forms)>>,
+    /// The sub-searches already run.
+    pub(super) search: Memo,
 }
 
 impl<'p> Lowerer<'p> {
     /// A lowerer; with `fixed`, the inputs are declared up front with those forms.
-    pub(super) fn new(p: &'p Program, s: u64, fixed: Option<Vec<Forms>>) -> Result<Self, String> {
+    pub(super) fn new(
+        p: &'p Program,
+        s: u64,
+        fixed: Option<Vec<Forms>>,
+        search: Memo,
+    ) -> Result<Self, String> {
         let mut d = Design::new(format!("{}_s{s}", p.name));
         let mut inputs = vec![None; p.inputs.len()];
         if let Some(fixed) = fixed {
@@ -62,6 +98,7 @@ impl<'p> Lowerer<'p> {
             s,
             scopes: vec![Scope::default()],
             inputs,
+            search,
         })
     }
 
@@ -76,6 +113,68 @@ impl<'p> Lowerer<'p> {
                 None => self.default_forms(&decl.ty, self.s),
             })
             .collect()
+    }
+
+    /// The [`SearchKey`] of a sub-search of producer `x` here, if its result depends on no
+    /// more than the key (see [`SearchMemo`]).
+    pub(super) fn search_key(
+        &self,
+        x: SeqId,
+        no: u64,
+        ni: u64,
+        ty: &SeqType,
+        forms: &[LayerForm],
+    ) -> Option<SearchKey> {
+        let [scope] = self.scopes.as_slice() else {
+            return None;
+        };
+        let mut memo = self.search.borrow_mut();
+        let (reach, inputs) = memo.cones.entry(x).or_insert_with(|| self.cone(x));
+        if reach.iter().any(|id| scope.memo.contains_key(id)) {
+            return None;
+        }
+        let state = inputs
+            .iter()
+            .map(|k| self.inputs[*k].as_ref().map(|(_, f)| f.clone()))
+            .collect();
+        Some((x, no, ni, ty.clone(), forms.to_vec(), state))
+    }
+
+    /// The nodes `x` reaches through arguments, and the inputs it reaches through
+    /// arguments and bodies (sorted).
+    fn cone(&self, x: SeqId) -> (Vec<SeqId>, Vec<usize>) {
+        let mut reach = Vec::new();
+        let mut inputs = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        // (node, reached through arguments only)
+        let mut stack = vec![(x, true)];
+        let mut top = std::collections::HashSet::new();
+        while let Some((id, direct)) = stack.pop() {
+            let fresh = if direct {
+                top.insert(id)
+            } else {
+                seen.insert(id)
+            };
+            if !fresh {
+                continue;
+            }
+            if direct {
+                reach.push(id);
+            }
+            let node = self.p.node(id);
+            if let Op::Input(k) = node.op {
+                inputs.push(k);
+            }
+            for a in &node.args {
+                stack.push((*a, direct));
+            }
+            for b in node.op.bodies() {
+                stack.push((b, false));
+            }
+        }
+        inputs.sort_unstable();
+        inputs.dedup();
+        (reach, inputs)
     }
 
     pub(super) fn into_design(self) -> Design {

@@ -55,8 +55,9 @@ pub fn schedule(p: &Program, s: u64) -> Result<BaselineDesign, String> {
     let mut best: Option<(f64, Design)> = None;
     let mut failures = Vec::new();
     let tried = candidates.len();
+    let memo = lower::Memo::default();
     for (forms, layout) in candidates {
-        match lower_program(p, &forms, s) {
+        match lower_program(p, &forms, s, &memo) {
             Ok(d) => {
                 let a = area(&d).total.scalar(&weights);
                 if best.as_ref().is_none_or(|(b, _)| a < *b) {
@@ -89,11 +90,12 @@ fn lower_program(
     p: &Program,
     out_forms: &[super::slowdown::LayerForm],
     s: u64,
+    memo: &lower::Memo,
 ) -> Result<Design, String> {
-    let mut first = Lowerer::new(p, s, None)?;
+    let mut first = Lowerer::new(p, s, None, memo.clone())?;
     first.lower(p.output, out_forms)?;
     let input_forms = first.input_forms();
-    let mut second = Lowerer::new(p, s, Some(input_forms))?;
+    let mut second = Lowerer::new(p, s, Some(input_forms), memo.clone())?;
     let root = second.lower(p.output, out_forms)?;
     let mut d = second.into_design();
     d.set_output(root)?;

@@ -344,6 +344,14 @@ impl Lowerer<'_> {
         r: &LayerForm,
         rest: &[LayerForm],
     ) -> Result<StId, String> {
+        let key = self.search_key(x, no, ni, ty, forms);
+        if let Some(cand) = key
+            .as_ref()
+            .and_then(|k| self.search.borrow().winners.get(k).cloned())
+        {
+            let xs = self.lower(x, &join(cand, rest))?;
+            return self.reshape(xs, build_layout(ty, forms));
+        }
         let periods = r.periods(no * ni);
         let shape = SeqType::seq(no, SeqType::seq(ni, ScalarType::Int8.into()));
         let sequential = matches!(r, Time { .. });
@@ -354,7 +362,7 @@ impl Lowerer<'_> {
             _ => false,
         };
         let weights = Weights::default();
-        let mut best: Option<(f64, Self, StId)> = None;
+        let mut best: Option<(f64, Self, StId, Forms)> = None;
         let mut last_err = String::from("no candidate layout");
         for (cand, _) in aetherling_forms(&shape, periods) {
             if sequential && cand.iter().zip([no, ni]).any(|(f, n)| parallel(f, n)) {
@@ -368,15 +376,19 @@ impl Lowerer<'_> {
             match attempt {
                 Ok(node) => {
                     let cost = trial.subdesign_area(node, &weights);
-                    if best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
-                        best = Some((cost, trial, node));
+                    if best.as_ref().is_none_or(|(c, _, _, _)| cost < *c) {
+                        best = Some((cost, trial, node, cand));
                     }
                 }
                 Err(e) => last_err = e,
             }
         }
-        let (_, state, node) = best.ok_or_else(|| format!("unpartition {no} {ni}: {last_err}"))?;
+        let (_, state, node, cand) =
+            best.ok_or_else(|| format!("unpartition {no} {ni}: {last_err}"))?;
         *self = state;
+        if let Some(k) = key {
+            self.search.borrow_mut().winners.insert(k, cand);
+        }
         Ok(node)
     }
 

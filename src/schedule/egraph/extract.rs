@@ -26,7 +26,8 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
     use std::rc::Rc;
     let n = g.classes.len();
     let mut best: Choice = vec![(f64::INFINITY, None); n];
-    let mut sets: Vec<Option<Rc<HashMap<usize, f64>>>> = vec![None; n];
+    type Set = HashMap<usize, f64, super::graph::FxBuild>;
+    let mut sets: Vec<Option<Rc<Set>>> = vec![None; n];
     let own: Vec<Vec<f64>> = g
         .classes
         .iter()
@@ -47,7 +48,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
                 if !dirty {
                     continue;
                 }
-                if let How::Input(k) = nd.how {
+                if let How::Input(k) = *nd.how {
                     if !input_ok(k, &c.key.norm) {
                         continue;
                     }
@@ -60,7 +61,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
                     continue;
                 }
                 // Union of the children's sets, starting from the largest.
-                let mut kids: Vec<&Rc<HashMap<usize, f64>>> = Vec::new();
+                let mut kids: Vec<&Rc<Set>> = Vec::new();
                 for (k, _) in &nd.kids {
                     match &sets[*k] {
                         Some(s) => kids.push(s),
@@ -69,8 +70,8 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
                 }
                 kids.sort_by_key(|s| std::cmp::Reverse(s.len()));
                 let mut total = mine;
-                let union: Option<HashMap<usize, f64>> = if kids.is_empty() {
-                    Some(HashMap::new())
+                let union: Option<Set> = if kids.is_empty() {
+                    Some(Set::default())
                 } else {
                     let first = kids[0];
                     if first.contains_key(&ci) {
@@ -83,7 +84,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
                         .find(|k| sets[*k].as_ref().is_some_and(|s| Rc::ptr_eq(s, first)))
                         .unwrap_or(nd.kids[0].0)]
                     .0;
-                    let mut u: Option<HashMap<usize, f64>> = None;
+                    let mut u: Option<Set> = None;
                     for s in &kids[1..] {
                         for (k, v) in s.iter() {
                             if *k == ci {
@@ -127,10 +128,10 @@ pub fn used_inputs(g: &StreamGraph, choice: &Choice, root: usize) -> BTreeMap<us
         }
         let Some(ni) = choice[c].1 else { continue };
         let nd = &g.classes[c].nodes[ni];
-        if let How::Input(k) = nd.how {
+        if let How::Input(k) = *nd.how {
             let v = out.entry(k).or_default();
             if !v.contains(&nd.out) {
-                v.push(nd.out.clone());
+                v.push((*nd.out).clone());
             }
         }
         stack.extend(nd.kids.iter().map(|(k, _)| *k));
@@ -202,7 +203,7 @@ impl<'g, 'a> Builder<'g, 'a> {
             .1
             .ok_or_else(|| format!("stream class {c} has no finite-cost node"))?;
         let nd = &self.g.classes[c].nodes[ni];
-        let id = match &nd.how {
+        let id = match &*nd.how {
             How::Input(k) => *self.inputs.get(*k).ok_or("input out of range")?,
             How::Arg(k, _) => *args.get(usize::from(*k)).ok_or("argument out of range")?,
             how => {
@@ -354,7 +355,7 @@ pub fn improve(
                     continue;
                 }
                 let nd = &g.classes[c].nodes[alt];
-                if let How::Input(k) = nd.how {
+                if let How::Input(k) = *nd.how {
                     if !input_ok(k, &g.classes[c].key.norm) {
                         continue;
                     }
@@ -448,7 +449,7 @@ pub fn choose_ilp(
             m.set_obj_coeff(x, nd.own.scalar(w) + body);
             m.set_weight(one, x, 1.0);
             picks[i].push((ni, x));
-            if let How::Input(k) = nd.how {
+            if let How::Input(k) = *nd.how {
                 inputs.entry(k).or_default().push(x);
             }
             for (k, _) in &nd.kids {

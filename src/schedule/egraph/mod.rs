@@ -128,13 +128,25 @@ pub struct Burst {
 }
 
 /// Designs already scheduled directly (without bursts), by slowdown.
-type Memo = BTreeMap<u64, Result<Scheduled, String>>;
+pub type Memo = BTreeMap<u64, Result<Scheduled, String>>;
 
 /// Schedules `p` at slowdown `s`: the least-area design of the stream graph of `s`, or,
 /// with [`Options::burst`], a faster slowdown's design run in bursts if that is smaller
 /// (ties keep the direct design).
 pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
     schedule_memo(p, s, o, None, &mut Memo::new())
+}
+
+/// [`schedule`] with the burst sources taken from `listed` (as [`explore`] does, so a
+/// report over `listed` is monotone), reusing and filling `memo`.
+pub fn schedule_among(
+    p: &Program,
+    s: u64,
+    o: &Options,
+    listed: &[u64],
+    memo: &mut Memo,
+) -> Result<Scheduled, String> {
+    schedule_memo(p, s, o, Some(listed), memo)
 }
 
 /// The rewrite derivation from the program `p` to a scheduled design's sequence term
@@ -207,8 +219,12 @@ fn direct<'m>(
     s: u64,
     o: &Options,
     memo: &'m mut Memo,
+    phase1: &mut Option<Result<Phase1, String>>,
 ) -> &'m Result<Scheduled, String> {
-    memo.entry(s).or_insert_with(|| schedule_direct(p, s, o))
+    memo.entry(s).or_insert_with(|| {
+        let ph = phase1.get_or_insert_with(|| saturate(p, o));
+        schedule_direct(p, s, o, ph)
+    })
 }
 
 fn schedule_memo(
@@ -218,12 +234,14 @@ fn schedule_memo(
     listed: Option<&[u64]>,
     memo: &mut Memo,
 ) -> Result<Scheduled, String> {
-    let mut best = direct(p, s, o, memo).clone();
+    // Phase 1 does not depend on the slowdown: saturated once, if a schedule is needed.
+    let mut phase1 = None;
+    let mut best = direct(p, s, o, memo, &mut phase1).clone();
     if !o.burst || o.output.is_some() || s == 0 {
         return best;
     }
     for from in burst_sources(p, s, listed) {
-        let Ok(base) = direct(p, from, o, memo).clone() else {
+        let Ok(base) = direct(p, from, o, memo, &mut phase1).clone() else {
             continue;
         };
         let factor = s / from;
@@ -299,16 +317,17 @@ fn pinned_output(p: &Program, s: u64, l: &Layout) -> Result<Layout, String> {
     Ok(fitted)
 }
 
-/// Schedules `p` at slowdown `s` from the stream graph of `s` alone.
-fn schedule_direct(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
-    if s == 0 {
-        return Err("the slowdown is a number of clocks: at least 1".into());
-    }
-    if o.exact && !cfg!(feature = "lp") {
-        return Err(
-            "exact extraction needs the `lp` feature (build with --features lp; needs CBC)".into(),
-        );
-    }
+/// The saturated phase-1 e-graph of a program: the same for every slowdown, so the
+/// slowdowns scheduled together share it.
+pub struct Phase1 {
+    eg: crate::egraph::analysis::SeqEGraph,
+    root: egg::Id,
+    nodes: usize,
+    classes: usize,
+}
+
+/// Phase 1: saturates `p` with the sequence rules (within [`Options::phase1`]).
+fn saturate(p: &Program, o: &Options) -> Result<Phase1, String> {
     let rules = RuleSet::defaults();
     let cfg = SatConfig {
         limits: if o.saturate {
@@ -323,8 +342,34 @@ fn schedule_direct(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String
         ..SatConfig::default()
     };
     let sat = saturate_program(p, &rules, &cfg);
-    let eg = sat.egraph();
-    let root_class = *sat.roots.first().ok_or("saturation returned no root")?;
+    let root = *sat.roots.first().ok_or("saturation returned no root")?;
+    Ok(Phase1 {
+        eg: sat.runner.egraph,
+        root,
+        nodes: sat.report.nodes,
+        classes: sat.report.classes,
+    })
+}
+
+/// Schedules `p` at slowdown `s` from the stream graph of `s` alone, over the phase-1
+/// e-graph `phase1` ([`saturate`]).
+fn schedule_direct(
+    p: &Program,
+    s: u64,
+    o: &Options,
+    phase1: &Result<Phase1, String>,
+) -> Result<Scheduled, String> {
+    if s == 0 {
+        return Err("the slowdown is a number of clocks: at least 1".into());
+    }
+    if o.exact && !cfg!(feature = "lp") {
+        return Err(
+            "exact extraction needs the `lp` feature (build with --features lp; needs CBC)".into(),
+        );
+    }
+    let ph = phase1.as_ref().map_err(|e| e.clone())?;
+    let eg = &ph.eg;
+    let root_class = ph.root;
     let mut g = StreamGraph::new(eg, o.bounds.clone());
     let candidates = match &o.output {
         Some(l) => vec![pinned_output(p, s, l)?],
@@ -383,8 +428,8 @@ fn schedule_direct(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String
                             area: a,
                             area_vec: rep.total,
                             extracted_cost: cost,
-                            seq_nodes: sat.report.nodes,
-                            seq_classes: sat.report.classes,
+                            seq_nodes: ph.nodes,
+                            seq_classes: ph.classes,
                             egraph_nodes: g.node_count(),
                             egraph_classes: g.classes.len(),
                             truncated: g.truncated,
@@ -402,16 +447,41 @@ fn schedule_direct(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String
             Err(e) => failures.push(format!("  {out}: {e}")),
         }
     }
+    let truncated = g.truncated;
     match best {
         Some((_, mut got)) => {
             got.roots_tried = tried;
             got.roots_ok = ok;
             Ok(got)
         }
-        None => Err(format!(
-            "the e-graph scheduler finds no design at slowdown {s}:\n{}",
-            failures.join("\n")
-        )),
+        None => {
+            // With many output layouts the stream graph's node bound may be spent before
+            // any of them is fully lowered: the simplest one alone is tried with four
+            // times the bound (large frames with many divisors, e.g. 1920x1080).
+            if truncated && o.output.is_none() {
+                let mut bounds = o.bounds.clone();
+                bounds.max_nodes = bounds.max_nodes.saturating_mul(4);
+                let first = Options {
+                    output: Some(candidates[0].clone()),
+                    bounds,
+                    ..o.clone()
+                };
+                if let Ok(got) = schedule_direct(p, s, &first, phase1) {
+                    return Ok(got);
+                }
+            }
+            if truncated {
+                failures.push(format!(
+                    "  (the stream graph reached its bound of {} nodes before every class \
+                     was lowered, also with four times that bound for the first layout)",
+                    o.bounds.max_nodes
+                ));
+            }
+            Err(format!(
+                "the e-graph scheduler finds no design at slowdown {s}:\n{}",
+                failures.join("\n")
+            ))
+        }
     }
 }
 
@@ -547,6 +617,35 @@ pub fn explore_designs(
     slowdowns: &[u64],
     o: &Options,
 ) -> Vec<(u64, Result<Scheduled, String>)> {
+    explore_jobs(p, slowdowns, o, false).0
+}
+
+/// Designs by slowdown, as [`explore_designs`] gives them.
+type Designs = Vec<(u64, Result<Scheduled, String>)>;
+
+/// One job of [`explore_jobs`].
+enum Job {
+    /// A direct schedule of the e-graph scheduler.
+    Direct(u64),
+    /// The Aetherling baseline's area.
+    Baseline(u64),
+}
+
+/// What a [`Job`] gives.
+enum Done {
+    Direct(Box<Result<Scheduled, String>>),
+    Baseline(Option<f64>),
+}
+
+/// [`explore_designs`], and with `baseline` the Aetherling baseline's area per slowdown:
+/// every direct schedule and baseline is independent, so they run as one parallel job
+/// list (the largest slowdowns first), over one phase-1 e-graph.
+fn explore_jobs(
+    p: &Program,
+    slowdowns: &[u64],
+    o: &Options,
+    baseline: bool,
+) -> (Designs, Vec<Option<f64>>) {
     let mut needed: Vec<u64> = slowdowns.to_vec();
     if o.burst {
         for &s in slowdowns {
@@ -556,12 +655,42 @@ pub fn explore_designs(
     needed.retain(|s| *s > 0);
     needed.sort_unstable_by(|a, b| b.cmp(a));
     needed.dedup();
-    let direct_results = par_map(&needed, |s| schedule_direct(p, *s, o));
-    let mut memo: Memo = needed.iter().copied().zip(direct_results).collect();
-    slowdowns
+    let phase1 = if needed.is_empty() {
+        Err(String::new())
+    } else {
+        saturate(p, o)
+    };
+    let mut jobs: Vec<(u64, Job)> = needed.iter().map(|&s| (s, Job::Direct(s))).collect();
+    if baseline {
+        jobs.extend(slowdowns.iter().map(|&s| (s, Job::Baseline(s))));
+    }
+    // Largest first; at one slowdown the direct schedule (the larger job) first.
+    jobs.sort_by_key(|(s, j)| (std::cmp::Reverse(*s), matches!(j, Job::Baseline(_))));
+    let done = par_map(&jobs, |(_, j)| match j {
+        Job::Direct(s) => Done::Direct(Box::new(schedule_direct(p, *s, o, &phase1))),
+        Job::Baseline(s) => Done::Baseline(super::aetherling::schedule(p, *s).ok().map(|b| b.area)),
+    });
+    let mut memo = Memo::new();
+    let mut areas: BTreeMap<u64, Option<f64>> = BTreeMap::new();
+    for ((s, _), d) in jobs.iter().zip(done) {
+        match d {
+            Done::Direct(r) => {
+                memo.insert(*s, *r);
+            }
+            Done::Baseline(a) => {
+                areas.insert(*s, a);
+            }
+        }
+    }
+    let designs = slowdowns
         .iter()
         .map(|&s| (s, schedule_memo(p, s, o, Some(slowdowns), &mut memo)))
-        .collect()
+        .collect();
+    let baselines = slowdowns
+        .iter()
+        .map(|s| areas.get(s).copied().flatten())
+        .collect();
+    (designs, baselines)
 }
 
 /// Schedules `p` at each slowdown and marks the Pareto-optimal rows (area against
@@ -569,14 +698,7 @@ pub fn explore_designs(
 /// [`Options::baseline`] is off).
 pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
     let atoms = p.output_type().atoms() as f64;
-    let baselines = if o.baseline {
-        par_map(slowdowns, |s| {
-            super::aetherling::schedule(p, *s).ok().map(|b| b.area)
-        })
-    } else {
-        vec![None; slowdowns.len()]
-    };
-    let designs = explore_designs(p, slowdowns, o);
+    let (designs, baselines) = explore_jobs(p, slowdowns, o, o.baseline);
     let mut rows: Vec<Row> = designs
         .into_iter()
         .zip(baselines)

@@ -266,3 +266,32 @@ pub fn reduced_for_storage(s: Shape, latency: u64) -> (Shape, u64) {
         None => (s, mult),
     }
 }
+
+/// A shape and a multiplier such that every output lane of the shape reads, over a period,
+/// as many distinct sources (input lane and delay, or fill) as each of the `multiplier`
+/// lanes of `s` it stands for, and the shape's input lanes' largest delays, times the
+/// multiplier, sum to `s`'s. Reductions 1 and 2 move lanes in groups at equal delays;
+/// reduction 3 keeps the blocks `0..=u_max`, where every output place has read both its
+/// fills and its steady-state source (an output place reads the same input lane at the same
+/// delay in every block past its fills).
+pub fn reduced_for_sources(s: Shape) -> (Shape, u64) {
+    if same_wires(&s) {
+        // every lane reads its own lane at delay 0
+        let lanes = s.output.lanes();
+        let a = s.input.atom().clone();
+        let shape = Shape {
+            input: a.clone(),
+            output: a,
+            kind: Kind::Identity,
+        };
+        return (shape, lanes);
+    }
+    let (s, mult) = group_lanes(s);
+    match blocks(&s) {
+        Some(b) => {
+            let keep = reach(s.kind, b.ab) + 1;
+            (cut(s, &b, keep), mult)
+        }
+        None => (s, mult),
+    }
+}

@@ -33,7 +33,8 @@ impl StreamGraph<'_> {
         for (form, le) in split_top(l, n, &e) {
             let ws = wraps(&form, n);
             let c = le.clocks();
-            let options: Vec<Vec<Layout>> = elem_types.iter().map(|t| self.cands(t, c)).collect();
+            let options: Vec<std::rc::Rc<Vec<Layout>>> =
+                elem_types.iter().map(|t| self.cands(t, c)).collect();
             let mut combos: Vec<Vec<Layout>> = vec![Vec::new()];
             for opts in &options {
                 combos = combos

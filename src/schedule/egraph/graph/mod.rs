@@ -41,7 +41,55 @@ use crate::st::area::Area;
 use crate::st::Layout;
 use egg::Id;
 use indexmap::IndexSet;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
+
+/// A fast, deterministic hasher (FxHash's mixing) for the graph's many small keys: layouts,
+/// recipes, addresses and class indices. Nothing depends on the iteration order of the
+/// maps that use it.
+#[derive(Clone, Copy, Default)]
+pub struct Fx(u64);
+
+impl Fx {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+}
+
+/// [`Fx`] as a map's hasher.
+pub type FxBuild = BuildHasherDefault<Fx>;
+type HashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
+type HashSet<K> = std::collections::HashSet<K, FxBuild>;
+
+/// A layout interned in its stream graph ([`StreamGraph::intern`]): equal layouts share one
+/// allocation, so nodes clone, compare and drop them by pointer.
+pub type Lay = Rc<Layout>;
 
 /// The identity of a stream class.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -57,18 +105,18 @@ pub struct Key {
 /// A stream node.
 #[derive(Clone, Debug)]
 pub struct SNode {
-    /// How it is built.
-    pub how: How,
+    /// How it is built (interned).
+    pub how: Rc<How>,
     /// Children: stream class and the exact layout this node reads it in.
-    pub kids: Vec<(usize, Layout)>,
+    pub kids: Vec<(usize, Lay)>,
     /// The body: stream class (in the body's context), parameter layouts, exact result layout.
-    pub body: Option<(usize, Vec<Layout>, Layout)>,
+    pub body: Option<(usize, Rc<Vec<Layout>>, Lay)>,
     /// The node's own area (its body excluded).
     pub own: Area,
     /// How many copies of the body the node instantiates.
     pub mult: u64,
     /// The exact layout it produces (normalizes to its class's key).
-    pub out: Layout,
+    pub out: Lay,
     /// The phase-1 e-node it lowers (`None` for reshapes and input declarations): how
     /// `--explain` recovers the sequence term a design implements.
     pub src: Option<SeqLang>,
@@ -82,7 +130,7 @@ pub struct SClass {
     /// The value's sequence type.
     pub ty: SeqType,
     /// The exact layouts it was requested in.
-    pub views: Vec<Layout>,
+    pub views: Vec<Lay>,
     /// Its nodes.
     pub nodes: Vec<SNode>,
 }
@@ -137,8 +185,13 @@ impl Default for Bounds {
 }
 
 /// What a node's measured cost depends on: its recipe, its children's exact layouts and
-/// its body's parameter and result layouts.
-type CostKey = (How, Vec<Layout>, Option<(Vec<Layout>, Layout)>);
+/// its body's parameter and result layouts, each interned and so named by its address.
+type CostKey = (usize, Vec<usize>, Option<(usize, usize)>);
+
+/// The address of an interned value: equal values have equal addresses.
+fn addr<T>(r: &Rc<T>) -> usize {
+    Rc::as_ptr(r) as usize
+}
 
 /// The stream graph over a saturated phase-1 e-graph.
 pub struct StreamGraph<'a> {
@@ -148,9 +201,19 @@ pub struct StreamGraph<'a> {
     /// The stream classes.
     pub classes: Vec<SClass>,
     index: HashMap<Key, usize>,
-    queue: VecDeque<(usize, Layout)>,
-    cands: HashMap<(SeqType, u64), Vec<Layout>>,
-    costs: HashMap<CostKey, Option<(Area, u64, Layout)>>,
+    queue: VecDeque<(usize, Lay)>,
+    cands: HashMap<(SeqType, u64), Rc<Vec<Layout>>>,
+    costs: HashMap<CostKey, Option<(Area, u64, Lay)>>,
+    /// Interned layouts, recipes and parameter lists.
+    layouts: HashSet<Lay>,
+    hows: HashSet<Rc<How>>,
+    params: HashSet<Rc<Vec<Layout>>>,
+    /// [`StreamGraph::request`]'s answers by context, e-class and interned layout.
+    requests: HashMap<(usize, Id, usize), Option<usize>>,
+    /// Normal forms of interned layouts, by address.
+    norms: HashMap<usize, Lay>,
+    /// Whether a reshape between two interned layouts is offered, by their addresses.
+    reshapes: HashMap<(usize, usize), bool>,
     bounds: Bounds,
     nodes: usize,
     /// True if [`Bounds::max_nodes`] stopped the expansion.
@@ -168,10 +231,16 @@ impl<'a> StreamGraph<'a> {
             eg,
             ctxs,
             classes: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             queue: VecDeque::new(),
-            cands: HashMap::new(),
-            costs: HashMap::new(),
+            cands: HashMap::default(),
+            costs: HashMap::default(),
+            layouts: HashSet::default(),
+            hows: HashSet::default(),
+            params: HashSet::default(),
+            requests: HashMap::default(),
+            norms: HashMap::default(),
+            reshapes: HashMap::default(),
             bounds,
             nodes: 0,
             truncated: false,
@@ -190,13 +259,63 @@ impl<'a> StreamGraph<'a> {
     }
 
     /// The candidate layouts of type `t` spanning `clocks` clocks (simplest first).
-    pub fn cands(&mut self, t: &SeqType, clocks: u64) -> Vec<Layout> {
+    pub fn cands(&mut self, t: &SeqType, clocks: u64) -> Rc<Vec<Layout>> {
+        if let Some(c) = self.cands.get(&(t.clone(), clocks)) {
+            return c.clone();
+        }
         let cap = self.bounds.candidates;
         let max_lanes = self.bounds.max_lanes(t, clocks);
-        self.cands
-            .entry((t.clone(), clocks))
-            .or_insert_with(|| candidates(t, clocks, cap, max_lanes))
-            .clone()
+        let c = Rc::new(candidates(t, clocks, cap, max_lanes));
+        self.cands.insert((t.clone(), clocks), c.clone());
+        c
+    }
+
+    /// The interned copy of `l`.
+    pub fn intern(&mut self, l: &Layout) -> Lay {
+        if let Some(r) = self.layouts.get(l) {
+            return r.clone();
+        }
+        let r = Rc::new(l.clone());
+        self.layouts.insert(r.clone());
+        r
+    }
+
+    /// The interned copy of `l` (taking it).
+    fn intern_owned(&mut self, l: Layout) -> Lay {
+        if let Some(r) = self.layouts.get(&l) {
+            return r.clone();
+        }
+        let r = Rc::new(l);
+        self.layouts.insert(r.clone());
+        r
+    }
+
+    /// The (interned) normal form of an interned layout.
+    fn norm(&mut self, l: &Lay) -> Lay {
+        if let Some(n) = self.norms.get(&addr(l)) {
+            return n.clone();
+        }
+        let n = self.intern_owned(l.normalize());
+        self.norms.insert(addr(l), n.clone());
+        n
+    }
+
+    fn intern_how(&mut self, h: How) -> Rc<How> {
+        if let Some(r) = self.hows.get(&h) {
+            return r.clone();
+        }
+        let r = Rc::new(h);
+        self.hows.insert(r.clone());
+        r
+    }
+
+    fn intern_params(&mut self, p: Vec<Layout>) -> Rc<Vec<Layout>> {
+        if let Some(r) = self.params.get(&p) {
+            return r.clone();
+        }
+        let r = Rc::new(p);
+        self.params.insert(r.clone());
+        r
     }
 
     fn value_type(&self, class: Id) -> Option<SeqType> {
@@ -210,8 +329,20 @@ impl<'a> StreamGraph<'a> {
     /// queued for lowering) if new.
     pub fn request(&mut self, ctx: usize, class: Id, layout: &Layout) -> Option<usize> {
         let class = self.eg.find(class);
+        let lay = self.intern(layout);
+        let rkey = (ctx, class, addr(&lay));
+        if let Some(got) = self.requests.get(&rkey) {
+            return *got;
+        }
+        let got = self.request_new(ctx, class, lay);
+        self.requests.insert(rkey, got);
+        got
+    }
+
+    /// [`StreamGraph::request`] of a (context, e-class, layout) not requested before.
+    fn request_new(&mut self, ctx: usize, class: Id, layout: Lay) -> Option<usize> {
         let ty = self.value_type(class)?;
-        if !crate::st::verify::implements(layout, &ty) || layout.validate().is_err() {
+        if !crate::st::verify::implements(&layout, &ty) || layout.validate().is_err() {
             return None;
         }
         let key = Key {
@@ -233,9 +364,13 @@ impl<'a> StreamGraph<'a> {
                 i
             }
         };
-        if !self.classes[idx].views.contains(layout) {
+        if !self.classes[idx]
+            .views
+            .iter()
+            .any(|v| Rc::ptr_eq(v, &layout))
+        {
             self.classes[idx].views.push(layout.clone());
-            self.queue.push_back((idx, layout.clone()));
+            self.queue.push_back((idx, layout));
         }
         Some(idx)
     }

@@ -1,11 +1,12 @@
 //! Measuring stream nodes in a scratch design and adding them to their stream classes.
 
 use super::how::{emit, How};
-use super::{SNode, StreamGraph};
+use super::{addr, Lay, SNode, StreamGraph};
 use crate::seq::types::SeqType;
 use crate::seq::value::Value;
 use crate::st::area::{area, Area};
 use crate::st::{Design, Layout, StOp};
+use std::rc::Rc;
 
 fn zero_value(t: &SeqType) -> Value {
     match t {
@@ -21,14 +22,14 @@ impl StreamGraph<'_> {
     /// Measures a node in a scratch design: own area, body multiplicity, output layout.
     fn measure(
         &mut self,
-        how: &How,
-        kids: &[Layout],
-        body: Option<(&[Layout], &Layout)>,
-    ) -> Option<(Area, u64, Layout)> {
+        how: &Rc<How>,
+        kids: &[(usize, Lay)],
+        body: Option<&(usize, Rc<Vec<Layout>>, Lay)>,
+    ) -> Option<(Area, u64, Lay)> {
         let key = (
-            how.clone(),
-            kids.to_vec(),
-            body.map(|(p, r)| (p.to_vec(), r.clone())),
+            addr(how),
+            kids.iter().map(|(_, l)| addr(l)).collect(),
+            body.map(|(_, p, r)| (addr(p), addr(r))),
         );
         if let Some(c) = self.costs.get(&key) {
             return c.clone();
@@ -36,15 +37,15 @@ impl StreamGraph<'_> {
         let got = (|| -> Result<(Area, u64, Layout), String> {
             let mut d = Design::new("scratch");
             let mut ids = Vec::new();
-            for (k, l) in kids.iter().enumerate() {
-                ids.push(d.add_input(format!("k{k}"), l.clone())?);
+            for (k, (_, l)) in kids.iter().enumerate() {
+                ids.push(d.add_input(format!("k{k}"), (**l).clone())?);
             }
             let b = match body {
-                Some((params, root)) => Some(d.body_with(params.to_vec(), |d, _| {
+                Some((_, params, root)) => Some(d.body_with(params.to_vec(), |d, _| {
                     d.add(
                         StOp::Const {
                             value: zero_value(&root.to_seq()),
-                            layout: root.clone(),
+                            layout: (**root).clone(),
                             delay: 0,
                         },
                         &[],
@@ -54,7 +55,7 @@ impl StreamGraph<'_> {
             };
             let id = emit(&mut d, how, &ids, b)?;
             let out = d.layout(id).clone();
-            if matches!(how, How::Relabel) {
+            if matches!(**how, How::Relabel) {
                 return Ok((Area::default(), 0, out));
             }
             d.set_output(id)?;
@@ -74,7 +75,8 @@ impl StreamGraph<'_> {
             };
             Ok((own, mult, out))
         })()
-        .ok();
+        .ok()
+        .map(|(own, mult, out)| (own, mult, self.intern_owned(out)));
         self.costs.insert(key, got.clone());
         got
     }
@@ -87,20 +89,21 @@ impl StreamGraph<'_> {
         kids: Vec<(usize, Layout)>,
         body: Option<(usize, Vec<Layout>, Layout)>,
     ) {
-        let kid_layouts: Vec<Layout> = kids.iter().map(|(_, l)| l.clone()).collect();
-        let measured = match &how {
+        let kids: Vec<(usize, Lay)> = kids
+            .into_iter()
+            .map(|(k, l)| (k, self.intern_owned(l)))
+            .collect();
+        let body = body.map(|(b, p, r)| (b, self.intern_params(p), self.intern_owned(r)));
+        let how = self.intern_how(how);
+        let measured = match &*how {
             How::Input(_) => Some((Area::default(), 0, self.classes[idx].views[0].clone())),
-            How::Arg(_, l) => Some((Area::default(), 0, l.clone())),
-            _ => self.measure(
-                &how,
-                &kid_layouts,
-                body.as_ref().map(|(_, p, r)| (p.as_slice(), r)),
-            ),
+            How::Arg(_, l) => Some((Area::default(), 0, self.intern(l))),
+            _ => self.measure(&how, &kids, body.as_ref()),
         };
         let Some((own, mult, out)) = measured else {
             return;
         };
-        if out.normalize() != self.classes[idx].key.norm {
+        if *self.norm(&out) != self.classes[idx].key.norm {
             return;
         }
         let node = SNode {
@@ -113,10 +116,24 @@ impl StreamGraph<'_> {
             src: self.lowering.clone(),
         };
         let nodes = &mut self.classes[idx].nodes;
-        if nodes
-            .iter()
-            .any(|n| n.how == node.how && n.kids == node.kids && n.body == node.body)
-        {
+        let same_body =
+            |a: &Option<(usize, Rc<Vec<Layout>>, Lay)>,
+             b: &Option<(usize, Rc<Vec<Layout>>, Lay)>| match (a, b) {
+                (None, None) => true,
+                (Some((ka, pa, ra)), Some((kb, pb, rb))) => {
+                    ka == kb && Rc::ptr_eq(pa, pb) && Rc::ptr_eq(ra, rb)
+                }
+                _ => false,
+            };
+        if nodes.iter().any(|n| {
+            Rc::ptr_eq(&n.how, &node.how)
+                && n.kids.len() == node.kids.len()
+                && n.kids
+                    .iter()
+                    .zip(&node.kids)
+                    .all(|((a, la), (b, lb))| a == b && Rc::ptr_eq(la, lb))
+                && same_body(&n.body, &node.body)
+        }) {
             return;
         }
         nodes.push(node);

@@ -4,12 +4,13 @@
 
 use super::how::How;
 use super::layout::fit;
-use super::StreamGraph;
+use super::{addr, StreamGraph};
 use crate::egraph::lang::SeqLang;
 use crate::st::perm::Perm;
 use crate::st::{Layout, StOp};
 use egg::Id;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 impl StreamGraph<'_> {
     /// Adds a reshape from `class` in layout `from` into stream class `idx` (exact `to`).
@@ -21,12 +22,21 @@ impl StreamGraph<'_> {
         from: &Layout,
         to: &Layout,
     ) {
-        if from.normalize() == to.normalize() {
-            return;
-        }
-        // Between frame-sized layouts whose periods do not line up, a reshape buffers most
-        // of the frame, and measuring it walks every atom; such reshapes are not offered.
-        if Perm::reshape_analysis_atoms(from, to) > self.bounds.reshape_atoms {
+        let (f, t) = (self.intern(from), self.intern(to));
+        let key = (addr(&f), addr(&t));
+        let offered = match self.reshapes.get(&key) {
+            Some(ok) => *ok,
+            None => {
+                // Between frame-sized layouts whose periods do not line up, a reshape
+                // buffers most of the frame, and measuring it walks every atom; such
+                // reshapes are not offered.
+                let ok = !Rc::ptr_eq(&self.norm(&f), &self.norm(&t))
+                    && Perm::reshape_analysis_atoms(from, to) <= self.bounds.reshape_atoms;
+                self.reshapes.insert(key, ok);
+                ok
+            }
+        };
+        if !offered {
             return;
         }
         if let Some(k) = self.request(ctx, class, from) {
@@ -43,7 +53,7 @@ impl StreamGraph<'_> {
     pub fn connect_inputs(&mut self) {
         let mut by_class: HashMap<Id, Vec<usize>> = HashMap::new();
         for (i, c) in self.classes.iter().enumerate() {
-            if c.key.ctx == 0 && c.nodes.iter().any(|n| matches!(n.how, How::Input(_))) {
+            if c.key.ctx == 0 && c.nodes.iter().any(|n| matches!(*n.how, How::Input(_))) {
                 by_class.entry(c.key.class).or_default().push(i);
             }
         }
@@ -93,7 +103,7 @@ impl StreamGraph<'_> {
         if let Some(k) = self.lookup(ctx, *x, l) {
             for v in &self.classes[k].views {
                 if !same.contains(v) && crate::st::verify::implements(v, &xt) {
-                    same.push(v.clone());
+                    same.push((**v).clone());
                 }
             }
         }
