@@ -6,10 +6,10 @@
 # It builds Tessera in release mode, then runs
 #   tessera report --yosys --md --svg-dir docs/plots APPS > docs/results.md
 # and puts a header naming the command and the machine above the report. APPS defaults to
-# the paper's five small apps and one 1920x1080 app, big_real_32_conv2d, each at the paper's
-# slowdowns (about 30 minutes on 2 cores, most of it the big app's Yosys runs); arguments
-# replace them (e.g. `--app examples/big_real_32_sharpen.seq`). Needs Yosys on PATH
-# (apt-get install -y yosys).
+# the paper's five small apps and two 1920x1080 apps, big_real_32_conv2d and
+# big_real_32_sharpen, each at the paper's slowdowns (about 18 minutes on 2 cores, most of
+# it the big apps' Yosys runs); arguments replace them (e.g.
+# `--app examples/big_real_32_conv2d_b2b.seq`). Needs Yosys on PATH (apt-get install -y yosys).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +22,7 @@ rm -f docs/plots/*.svg
 tmp="$(mktemp)"
 trap 'rm -f "$tmp"' EXIT
 apps=()
-for a in map conv2d conv2d_b2b conv2d_b2b_3x3_repeat sharpen big_real_32_conv2d; do
+for a in map conv2d conv2d_b2b conv2d_b2b_3x3_repeat sharpen big_real_32_conv2d big_real_32_sharpen; do
   apps+=(--app "examples/$a.seq")
 done
 if [ $# -gt 0 ]; then apps=("$@"); fi
