@@ -52,7 +52,7 @@ pub struct RtlOptions {
 impl Default for RtlOptions {
     fn default() -> RtlOptions {
         RtlOptions {
-            buffer_max_bits: 1024,
+            buffer_max_bits: crate::st::area::BUFFER_MAX_BITS,
             buffer_max_frames: 64,
             max_table: 1 << 16,
         }

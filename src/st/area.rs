@@ -240,6 +240,11 @@ pub fn own_area(d: &Design, id: NodeId) -> Area {
     }
 }
 
+/// The default largest register buffer (bits) a data-movement operator is built as; larger
+/// ones are RAM delay taps. The RTL's default (`RtlOptions::buffer_max_bits`) is this, so
+/// the model charges what the generators build.
+pub const BUFFER_MAX_BITS: u64 = 1024;
+
 /// Storage, read multiplexers and phase counter of a data-movement operator; zero when it
 /// is wiring.
 ///
@@ -248,7 +253,7 @@ pub fn own_area(d: &Design, id: NodeId) -> Area {
 /// RTL's delay taps do; a lane with one source is a wire or a register tap, so an operator
 /// whose every lane has one source needs no multiplexer and no phase counter. When the RTL
 /// would rather build the minimal register buffer (it stores fewer bits than the taps and
-/// at most `RtlOptions::buffer_max_bits`), a lane reads at most the `depth` words of its
+/// at most [`BUFFER_MAX_BITS`]), a lane reads at most the `depth` words of its
 /// buffer bank or its input directly, and the buffer's writes follow the phase.
 pub fn movement_area(p: &Perm) -> Area {
     let live = p.max_live_atoms();
@@ -260,7 +265,7 @@ pub fn movement_area(p: &Perm) -> Area {
     let depth = live.div_ceil(lanes);
     // a buffer lane reads at most depth + 1 sources: count no further unless it is taps
     // (and stop once it is known to be a buffer: taps beyond `live` and every lane counted)
-    let may_buffer = live * bits <= crate::rtl::RtlOptions::default().buffer_max_bits;
+    let may_buffer = live * bits <= BUFFER_MAX_BITS;
     let mut src = p.lane_sources(Some(depth + 1), may_buffer.then_some(live));
     let buffer = may_buffer && live < src.tap_atoms;
     if !buffer && src.counts.keys().any(|&k| k > depth) {
