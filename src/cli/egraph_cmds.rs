@@ -141,6 +141,33 @@ pub fn rules(dir: Option<&Path>, check: bool, json: bool, seed: u64) -> CliResul
     Ok(if failed { 1 } else { 0 })
 }
 
+/// `tessera rules --lower [--json]`: the lowering rules.
+pub fn lower_rules(json: bool) -> CliResult {
+    let rules = crate::schedule::lower::rules();
+    if json {
+        let list: Vec<serde_json::Value> = rules
+            .rules
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "name": r.name,
+                    "op": r.head.name(),
+                    "file": r.file,
+                    "doc": r.doc,
+                    "clauses": r.text,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "rules": list }))?
+        );
+    } else {
+        print!("{}", rules.listing());
+    }
+    Ok(0)
+}
+
 /// `tessera prove A.seq B.seq [--explain] [--json] [--stats] ...`.
 pub fn prove_cmd(
     a: &Path,

@@ -36,6 +36,11 @@ enum Command {
         /// Test every rule for soundness.
         #[arg(long)]
         check: bool,
+        /// List the lowering rules (rules/lower/: how each sequence operator is built from
+        /// space-time operators in each output layout) instead of the rewrite rules. They
+        /// are checked against the interpreter by `cargo test --test lower_rules`.
+        #[arg(long, conflicts_with_all = ["check", "rules"])]
+        lower: bool,
         /// Print as JSON.
         #[arg(long)]
         json: bool,
@@ -322,10 +327,17 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Rules {
             check,
+            lower,
             json,
             rules,
             seed,
-        } => egraph_cmds::rules(rules.as_deref(), check, json, seed),
+        } => {
+            if lower {
+                egraph_cmds::lower_rules(json)
+            } else {
+                egraph_cmds::rules(rules.as_deref(), check, json, seed)
+            }
+        }
         Command::Prove {
             a,
             b,

@@ -325,7 +325,11 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
         .ok_or_else(|| {
             at(
                 form.pos,
-                format!("expected `(rule NAME ...)`, found `{}`", form.excerpt(40)),
+                if form.head() == Some("lower") {
+                    "this is a lowering rule (rules/lower/, listed by `tessera rules --lower`), not a rewrite rule; --rules DIR reads rewrite rules only (the built-in ones are in rules/seq)".to_string()
+                } else {
+                    format!("expected `(rule NAME ...)`, found `{}`", form.excerpt(40))
+                },
             )
         })?;
     let name = items

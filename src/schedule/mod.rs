@@ -3,5 +3,6 @@
 pub mod aetherling;
 pub mod burst;
 pub mod egraph;
+pub mod lower;
 pub mod lowering;
 pub mod slowdown;

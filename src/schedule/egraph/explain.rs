@@ -10,7 +10,7 @@
 //! operator that builds it.
 
 use super::extract::Choice;
-use super::graph::{How, StreamGraph, Wrap};
+use super::graph::{How, StreamGraph};
 use crate::egraph::convert::{reroot, ExprBuilder};
 use crate::egraph::lang::SeqLang;
 use egg::{AstSize, Extractor, Id, Language, RecExpr};
@@ -113,24 +113,12 @@ impl Terms<'_, '_> {
 
 /// A short description of how a stream node is built.
 fn describe(how: &How) -> String {
-    let wraps = |ws: &[Wrap]| {
-        ws.iter()
-            .map(|w| match w {
-                Wrap::S(n) => format!("map_s {n}"),
-                Wrap::T(n, i) => format!("map_t {n} {i}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" . ")
-    };
     match how {
         How::Input(k) => format!("program input {k}"),
         How::Arg(k, _) => format!("function parameter {k}"),
         How::Relabel => "relabel (the same wires and clocks)".into(),
         How::Op(op) => op.to_string(),
-        How::Map { ws, .. } => wraps(ws),
-        How::Reduce { n, u, .. } => format!("reduce {n} as {u:?}"),
-        How::Down { n, idx, u, .. } => format!("down_1d {n} {idx} as {u:?}"),
-        How::UpTS { no, io, ni, .. } => format!("up_1d_t {no} {io} . map_t (up_1d_s {ni})"),
+        How::Lower(inst) => format!("{}: {}", inst.rule().name, inst.show()),
     }
 }
 

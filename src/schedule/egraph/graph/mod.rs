@@ -23,15 +23,13 @@
 mod how;
 mod layout;
 mod leaf;
-mod map;
 mod nodes;
-mod reduce;
 mod reshape;
-mod shift;
+mod rule;
 #[cfg(test)]
 mod tests;
 
-pub use how::{emit, wraps, How, Wrap};
+pub use how::{emit, How};
 pub use layout::{candidates, fit, split_top};
 
 use crate::egraph::analysis::{SeqEGraph, Sort};
@@ -436,12 +434,12 @@ impl<'a> StreamGraph<'a> {
             | SeqLang::ATuple(_)
             | SeqLang::STuple(_)
             | SeqLang::STupleAppend(_) => self.lower_leaf(idx, ctx, l, enode),
-            SeqLang::Map([n, f, x]) => self.lower_map(idx, ctx, ty, l, *n, *f, &[*x]),
-            SeqLang::Map2([n, f, x, y]) => self.lower_map(idx, ctx, ty, l, *n, *f, &[*x, *y]),
-            SeqLang::Reduce(_) | SeqLang::Down(_) | SeqLang::Up(_) => {
-                self.lower_resize(idx, ctx, ty, l, enode)
-            }
-            SeqLang::Shift(_) => self.lower_shift(idx, ctx, ty, l, enode),
+            SeqLang::Map(_)
+            | SeqLang::Map2(_)
+            | SeqLang::Reduce(_)
+            | SeqLang::Down(_)
+            | SeqLang::Up(_)
+            | SeqLang::Shift(_) => self.lower_by_rules(idx, ctx, ty, l, enode),
             SeqLang::Partition(_)
             | SeqLang::Unpartition(_)
             | SeqLang::STupleToSeq(_)

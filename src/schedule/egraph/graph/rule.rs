@@ -1,0 +1,126 @@
+//! Lowering of the operators that have lowering rules (`rules/lower/`: `map`, `map2`,
+//! `reduce`, `down_1d`, `up_1d`, `shift`): one stream node per matching rule instance and,
+//! for a map, per combination of candidate body parameter layouts.
+
+use super::how::How;
+use super::StreamGraph;
+use crate::egraph::analysis::Sort;
+use crate::egraph::lang::SeqLang;
+use crate::schedule::lower::{self, Env, Instance, Need, Role, SeqArgs, SeqHead};
+use crate::seq::types::SeqType;
+use crate::seq::value::Value;
+use crate::st::Layout;
+use egg::Id;
+
+impl StreamGraph<'_> {
+    /// Lowers `enode` (one of the operators with lowering rules) to the view `l`.
+    pub(super) fn lower_by_rules(
+        &mut self,
+        idx: usize,
+        ctx: usize,
+        ty: &SeqType,
+        l: &Layout,
+        enode: &SeqLang,
+    ) {
+        let (head, children): (SeqHead, &[Id]) = match enode {
+            SeqLang::Map(c) => (SeqHead::Map, c),
+            SeqLang::Map2(c) => (SeqHead::Map2, c),
+            SeqLang::Reduce(c) => (SeqHead::Reduce, c),
+            SeqLang::Down(c) => (SeqHead::Down, c),
+            SeqLang::Up(c) => (SeqHead::Up, c),
+            SeqLang::Shift(c) => (SeqHead::Shift, c),
+            _ => return,
+        };
+        let Some((_, elem)) = ty.as_seq() else { return };
+        let (mut nums, mut init, mut body, mut inputs) = (Vec::new(), None, None, Vec::new());
+        for (role, c) in head.roles().iter().zip(children) {
+            match role {
+                Role::Num => match self.num(*c) {
+                    Some(n) => nums.push(n),
+                    None => return,
+                },
+                Role::Init => {
+                    init = match &self.eg[*c].data.sort {
+                        Sort::Lit(Value::Undef) => None,
+                        Sort::Lit(v) => Some(v.clone()),
+                        _ => return,
+                    }
+                }
+                Role::Body => body = Some(*c),
+                Role::Input => inputs.push(*c),
+            }
+        }
+        let args = SeqArgs {
+            nums,
+            init,
+            elem: elem.clone(),
+        };
+        for (ri, rule) in lower::rules().for_head(head) {
+            let Some(env) = rule.match_out(&args, l) else {
+                continue;
+            };
+            let Some(envs) = self.choose(rule, env, &inputs) else {
+                continue;
+            };
+            for env in envs {
+                let inst = Instance::new(ri, env);
+                let Ok(needs) = inst.need_layouts() else {
+                    continue;
+                };
+                let mut kids = Vec::new();
+                let mut body_node = None;
+                let complete = needs.into_iter().all(|(need, mut ls)| match need {
+                    Need::In { input, .. } => {
+                        let lx = ls.remove(0);
+                        self.request(ctx, inputs[input], &lx)
+                            .map(|k| kids.push((k, lx)))
+                            .is_some()
+                    }
+                    Need::Body { .. } => {
+                        let (Some(f), Some(out)) = (body, ls.pop()) else {
+                            return false;
+                        };
+                        let bctx = self.ctxs.insert_full(Some(ls.clone())).0;
+                        self.request(bctx, f, &out)
+                            .map(|kb| body_node = Some((kb, ls, out)))
+                            .is_some()
+                    }
+                });
+                if complete {
+                    self.add_node(idx, How::Lower(inst), kids, body_node);
+                }
+            }
+        }
+    }
+
+    /// Binds the rule's choice variables (body parameter layouts not fixed by the output):
+    /// every combination of the candidate layouts of each input's element type with the
+    /// body result's clock count, first input outermost, at most `param_combos`.
+    fn choose(&mut self, rule: &lower::LowerRule, env: Env, inputs: &[Id]) -> Option<Vec<Env>> {
+        if rule.choices.is_empty() {
+            return Some(vec![env]);
+        }
+        let clocks = rule.needs.iter().find_map(|n| match n {
+            Need::Body { out, .. } => out.build(&env).ok().map(|l| l.clocks()),
+            Need::In { .. } => None,
+        })?;
+        let mut combos = vec![env];
+        for (var, k) in &rule.choices {
+            let t = self.value_type(*inputs.get(*k)?)?;
+            let (_, et) = t.as_seq()?;
+            let opts = self.cands(et, clocks);
+            combos = combos
+                .iter()
+                .flat_map(|e| {
+                    opts.iter().map(move |o| {
+                        let mut e = e.clone();
+                        e.set(*var, lower::Bound::Lay(o.clone()));
+                        e
+                    })
+                })
+                .collect();
+        }
+        combos.truncate(self.bounds.param_combos);
+        Some(combos)
+    }
+}

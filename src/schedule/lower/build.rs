@@ -1,0 +1,317 @@
+//! Building a rule instance's space-time term into a design, and printing it.
+
+use super::pattern::{Bound, Env};
+use super::{Instance, Need, TArg, Term};
+use crate::seq::value::{format_value, Value};
+use crate::st::design::BodyId;
+use crate::st::{Design, Layout, NodeId, StOp};
+
+/// Producers in scope while a term is built: variable and node.
+type Scope = Vec<(usize, NodeId)>;
+
+impl Instance {
+    /// Builds the instance into `d`: `kids` are the producers in the order of the rule's
+    /// `in` clauses, `body` the function body (for higher-order operators).
+    pub fn emit(
+        &self,
+        d: &mut Design,
+        kids: &[NodeId],
+        body: Option<BodyId>,
+    ) -> Result<NodeId, String> {
+        let r = self.rule();
+        let mut scope: Scope = Vec::new();
+        let mut k = 0;
+        for n in &r.needs {
+            if let Need::In { input, .. } = n {
+                let var = r.input_vars()[*input];
+                let node = *kids
+                    .get(k)
+                    .ok_or_else(|| format!("lowering `{}`: too few producers", r.name))?;
+                scope.push((var, node));
+                k += 1;
+            }
+        }
+        build(d, &r.st, &self.env, body, &scope).map_err(|e| format!("lowering `{}`: {e}", r.name))
+    }
+
+    /// The instance's term with its numbers and layouts filled in, e.g.
+    /// `(map_t 4 0 (fn (?a) (map_s 2 ?f ?a)) ?x)`.
+    pub fn show(&self) -> String {
+        let r = self.rule();
+        show_term(&r.st, &self.env, &r.vars, &body_name(r, &r.vars))
+    }
+}
+
+/// The term of `rule` under `env` with positional names (`x0`, `x1` for the producers,
+/// `f` for the body, `a<depth>_<k>` for function parameters), so that two rules building
+/// the same operators print the same.
+pub(super) fn canonical_term(rule: &super::LowerRule, env: &Env) -> String {
+    let mut names: Vec<String> = rule.vars.clone();
+    for (k, v) in rule.input_vars().into_iter().enumerate() {
+        names[v] = format!("x{k}");
+    }
+    name_params(&rule.st, 0, &mut names);
+    show_term(&rule.st, env, &names, "f")
+}
+
+/// The name of the rule's body variable (`?f`), if the operator has a body.
+fn body_name(rule: &super::LowerRule, names: &[String]) -> String {
+    rule.head
+        .roles()
+        .iter()
+        .zip(&rule.seq_vars)
+        .find(|(r, _)| **r == super::Role::Body)
+        .map_or_else(String::new, |(_, v)| names[*v].clone())
+}
+
+fn name_params(t: &Term, depth: usize, names: &mut [String]) {
+    if let Term::Op(_, args) = t {
+        for a in args {
+            match a {
+                TArg::Fn(ps, inner) => {
+                    for (k, p) in ps.iter().enumerate() {
+                        names[*p] = format!("a{depth}_{k}");
+                    }
+                    name_params(inner, depth + 1, names);
+                }
+                TArg::Input(x) => name_params(x, depth, names),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl super::LowerRule {
+    /// The variables of the operator's producers, in argument order.
+    pub fn input_vars(&self) -> Vec<usize> {
+        self.head
+            .roles()
+            .iter()
+            .zip(&self.seq_vars)
+            .filter(|(r, _)| **r == super::Role::Input)
+            .map(|(_, v)| *v)
+            .collect()
+    }
+}
+
+fn num(e: &super::Expr, env: &Env) -> Result<u64, String> {
+    e.eval(env)
+        .ok_or_else(|| format!("the number {e:?} is undefined"))
+}
+
+fn init(var: usize, wrap: bool, env: &Env) -> Result<Option<Value>, String> {
+    match env.get(var) {
+        Some(Bound::Init(v)) => Ok(if wrap {
+            v.clone().map(|v| Value::List(vec![v]))
+        } else {
+            v.clone()
+        }),
+        _ => Err("the init is unbound".into()),
+    }
+}
+
+/// The element layout below the top layer of a producer's layout: what a map's body
+/// takes.
+fn elem_of(l: &Layout) -> Result<Layout, String> {
+    match l {
+        Layout::SSeq(_, t) | Layout::TSeq(_, _, t) => Ok((**t).clone()),
+        other => Err(format!("a map over {other}, which is not a sequence")),
+    }
+}
+
+fn build(
+    d: &mut Design,
+    t: &Term,
+    env: &Env,
+    body: Option<BodyId>,
+    scope: &Scope,
+) -> Result<NodeId, String> {
+    let (op, args) = match t {
+        Term::Var(v) => {
+            return scope
+                .iter()
+                .rev()
+                .find(|(x, _)| x == v)
+                .map(|(_, n)| *n)
+                .ok_or_else(|| "a producer is not in scope".to_string())
+        }
+        Term::Op(op, args) => (op.as_str(), args),
+    };
+    // Producers first, then function bodies, then the operator: the order Aetherling's
+    // composites were always built in, so designs are numbered the same way.
+    let mut inputs = Vec::new();
+    for a in args {
+        if let TArg::Input(x) = a {
+            inputs.push(build(d, x, env, body, scope)?);
+        }
+    }
+    let mut nums = Vec::new();
+    let mut lists = Vec::new();
+    let mut lay = None;
+    let mut ini = None;
+    let mut fun = None;
+    for a in args {
+        match a {
+            TArg::Num(e) => nums.push(num(e, env)?),
+            TArg::Nums(es) => lists.push(
+                es.iter()
+                    .map(|e| num(e, env))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            TArg::Lay(p) => lay = Some(p.build(env)?),
+            TArg::Init { var, wrap } => ini = Some(init(*var, *wrap, env)?),
+            TArg::Body => fun = Some(body.ok_or("a higher-order node without its body")?),
+            TArg::Fn(ps, inner) => {
+                let params: Vec<Layout> = if op.starts_with("reduce") {
+                    vec![elem_of(d.layout(inputs[0]))?.zipped_pair()]
+                } else {
+                    inputs
+                        .iter()
+                        .map(|x| elem_of(d.layout(*x)))
+                        .collect::<Result<_, _>>()?
+                };
+                if params.len() != ps.len() {
+                    return Err(format!(
+                        "`{op}`'s function takes {} parameters",
+                        params.len()
+                    ));
+                }
+                fun = Some(d.body_with(params, |d, xs| {
+                    let mut inner_scope = scope.clone();
+                    inner_scope.extend(ps.iter().copied().zip(xs.iter().copied()));
+                    build(d, inner, env, body, &inner_scope)
+                })?);
+            }
+            TArg::Input(_) => {}
+        }
+    }
+    let n = |k: usize| nums[k];
+    let elem = || lay.clone().ok_or("missing layout");
+    let init = || ini.clone().ok_or("missing init");
+    let f = || fun.ok_or("missing function");
+    let st = match op {
+        "map_s" => StOp::MapS {
+            n: n(0),
+            body: f()?,
+        },
+        "map2_s" => StOp::Map2S {
+            n: n(0),
+            body: f()?,
+        },
+        "map_t" => StOp::MapT {
+            n: n(0),
+            i: n(1),
+            body: f()?,
+        },
+        "map2_t" => StOp::Map2T {
+            n: n(0),
+            i: n(1),
+            body: f()?,
+        },
+        "reduce_s" => StOp::ReduceS {
+            n: n(0),
+            body: f()?,
+        },
+        "reduce_t" => StOp::ReduceT {
+            n: n(0),
+            i: n(1),
+            body: f()?,
+        },
+        "down_1d_s" => StOp::DownS {
+            n: n(0),
+            idx: n(1),
+            elem: elem()?,
+        },
+        "down_1d_t" => StOp::DownT {
+            n: n(0),
+            i: n(1),
+            idx: n(2),
+            elem: elem()?,
+        },
+        "up_1d_s" => StOp::UpS {
+            n: n(0),
+            elem: elem()?,
+        },
+        "up_1d_t" => StOp::UpT {
+            n: n(0),
+            i: n(1),
+            elem: elem()?,
+        },
+        "shift_s" => StOp::ShiftS {
+            n: n(0),
+            amount: n(1),
+            elem: elem()?,
+            init: init()?,
+        },
+        "shift_t" => StOp::ShiftT {
+            n: n(0),
+            i: n(1),
+            amount: n(2),
+            elem: elem()?,
+            init: init()?,
+        },
+        "shift_ts" => StOp::ShiftTS {
+            no: n(0),
+            io: n(1),
+            ni: n(2),
+            amount: n(3),
+            elem: elem()?,
+            init: init()?,
+        },
+        "shift_tn" => StOp::ShiftTN {
+            no: n(0),
+            io: n(1),
+            nis: lists[0].clone(),
+            iis: lists[1].clone(),
+            amount: n(2),
+            elem: elem()?,
+            init: init()?,
+        },
+        other => return Err(format!("unknown space-time operator `{other}`")),
+    };
+    d.add(st, &inputs)
+}
+
+fn show_term(t: &Term, env: &Env, vars: &[String], body: &str) -> String {
+    match t {
+        Term::Var(v) => vars[*v].clone(),
+        Term::Op(op, args) => {
+            let elem_ty = args.iter().find_map(|a| match a {
+                TArg::Lay(p) => p.build(env).ok().map(|l| l.to_seq()),
+                _ => None,
+            });
+            let mut parts = vec![op.clone()];
+            for a in args {
+                parts.push(match a {
+                    TArg::Num(e) => e.eval(env).map_or_else(|| "?".into(), |x| x.to_string()),
+                    TArg::Nums(es) => format!(
+                        "({})",
+                        es.iter()
+                            .map(|e| e.eval(env).map_or_else(|| "?".into(), |x| x.to_string()))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
+                    TArg::Lay(p) => p.build(env).map_or_else(|_| "?".into(), |l| l.to_string()),
+                    TArg::Init { var, wrap } => match init(*var, *wrap, env) {
+                        Ok(Some(v)) => match &elem_ty {
+                            Some(t) => format!("(init {})", format_value(&v, t)),
+                            None => "(init ?)".into(),
+                        },
+                        _ => "_".into(),
+                    },
+                    TArg::Body => body.to_string(),
+                    TArg::Fn(ps, inner) => format!(
+                        "(fn ({}) {})",
+                        ps.iter()
+                            .map(|p| vars[*p].clone())
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                        show_term(inner, env, vars, body)
+                    ),
+                    TArg::Input(x) => show_term(x, env, vars, body),
+                });
+            }
+            format!("({})", parts.join(" "))
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! Every lowering rule of `rules/lower/`, checked on random instances: a random operator
+//! instance (lengths, amounts, indices, initial values), a random output layout the rule
+//! matches (random top-layer form, invalid clocks and nested element layouts), the design
+//! the rule builds, simulated clock by clock on several frames back to back and compared
+//! with the interpreter running the sequence operator. Also: the rule files' error
+//! messages.
+
+#[path = "st_common/mod.rs"]
+mod common;
+
+use common::*;
+use tessera::schedule::lower::{
+    rules, Bound, Instance, LowerRule, LowerRules, Need, SeqArgs, SeqHead,
+};
+use tessera::seq::build;
+use tessera::seq::op::{AtomOp, Op};
+use tessera::seq::types::SeqType;
+use tessera::seq::value::random_value;
+use tessera::seq::{NodeId as PNode, Program};
+use tessera::st::{Design, Layout, NodeId, StOp};
+use tessera::util::rng::Rng;
+
+/// Matched instances checked per rule.
+const INSTANCES: usize = 12;
+/// Random output layouts tried per rule before giving up (the test then fails: the rule
+/// is never exercised).
+const TRIES: usize = 20_000;
+
+/// Two factors of `n`, at random.
+fn split(rng: &mut Rng, n: u64) -> (u64, u64) {
+    let ds: Vec<u64> = (1..=n).filter(|d| n.is_multiple_of(*d)).collect();
+    let a = *rng.pick(&ds);
+    (a, n / a)
+}
+
+/// A random layout of `seq n (elem)` whose top layer has a random form.
+fn rand_top(rng: &mut Rng, n: u64, le: &Layout, max_idle: u64) -> Layout {
+    let idle = |rng: &mut Rng| rng.range(0, max_idle);
+    let le = le.clone();
+    match rng.range(0, 5) {
+        0 => Layout::sseq(n, le),
+        1 => Layout::tseq(n, idle(rng), le),
+        2 => {
+            let (no, ni) = split(rng, n);
+            Layout::tseq(no, idle(rng), Layout::sseq(ni, le))
+        }
+        3 => {
+            let (a, b) = split(rng, n);
+            Layout::tseq(a, idle(rng), Layout::tseq(b, idle(rng), le))
+        }
+        4 => {
+            let (a, bc) = split(rng, n);
+            let (b, c) = split(rng, bc);
+            Layout::tseq(
+                a,
+                idle(rng),
+                Layout::tseq(b, idle(rng), Layout::tseq(c, idle(rng), le)),
+            )
+        }
+        _ => {
+            let (no, ni) = split(rng, n);
+            Layout::tseq(
+                no,
+                idle(rng),
+                Layout::tseq(1, idle(rng), Layout::sseq(ni, le)),
+            )
+        }
+    }
+}
+
+/// The operator instance: the numbers and init the rule sees, and the program.
+struct Case {
+    args: SeqArgs,
+    /// The producers' types, in argument order.
+    inputs: Vec<SeqType>,
+    /// The output's top-layer length.
+    out_len: u64,
+    /// The reducer or mapped function at the atoms.
+    leaf: Leaf,
+}
+
+fn rand_case(rng: &mut Rng, head: SeqHead, e: &SeqType) -> Case {
+    let n = rng.range(1, 8);
+    let seq = |k: u64| SeqType::Seq(k, Box::new(e.clone()));
+    let leaf = if rng.coin() {
+        Leaf::Abs
+    } else {
+        Leaf::AddConst(rng.next_u64())
+    };
+    let (nums, init, inputs) = match head {
+        SeqHead::Map | SeqHead::Reduce => (vec![n], None, vec![seq(n)]),
+        SeqHead::Map2 => (vec![n], None, vec![seq(n), seq(n)]),
+        SeqHead::Down => (vec![n, rng.range(0, n - 1)], None, vec![seq(n)]),
+        SeqHead::Up => (vec![n], None, vec![seq(1)]),
+        SeqHead::Shift => {
+            let init = rng.coin().then(|| random_value(e, rng));
+            (vec![n, rng.range(0, n)], init, vec![seq(n)])
+        }
+    };
+    Case {
+        out_len: head.out_len(n),
+        args: SeqArgs {
+            nums,
+            init,
+            elem: e.clone(),
+        },
+        inputs,
+        leaf,
+    }
+}
+
+/// The sequence program of the case.
+fn program(head: SeqHead, c: &Case) -> Program {
+    let mut p = Program::new("rule");
+    let xs: Vec<PNode> = c
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, t)| p.add_input(format!("I{k}"), t.clone()))
+        .collect();
+    let e = c.args.elem.clone();
+    let n = c.args.nums[0];
+    let leaf = c.leaf;
+    let out = match head {
+        SeqHead::Map => {
+            let a = build::arg(&mut p, 0, e);
+            let body = seq_deep(&mut p, a, &|p, x| seq_leaf(p, leaf, x));
+            build::map(&mut p, n, body, xs[0]).unwrap()
+        }
+        SeqHead::Map2 => {
+            let a = build::arg(&mut p, 0, e.clone());
+            let b = build::arg(&mut p, 1, e);
+            let body = seq_deep2(&mut p, a, b, &seq_add);
+            build::map2(&mut p, n, body, xs[0], xs[1]).unwrap()
+        }
+        SeqHead::Reduce => {
+            let a = build::arg(&mut p, 0, e.zipped_pair());
+            let body = seq_deep(&mut p, a, &|p, x| {
+                build::apply(p, Op::Atom(AtomOp::Add), &[x]).unwrap()
+            });
+            build::reduce(&mut p, n, body, xs[0]).unwrap()
+        }
+        SeqHead::Down => build::apply(
+            &mut p,
+            Op::Down {
+                n,
+                idx: c.args.nums[1],
+            },
+            &[xs[0]],
+        )
+        .unwrap(),
+        SeqHead::Up => build::apply(&mut p, Op::Up { n }, &[xs[0]]).unwrap(),
+        SeqHead::Shift => build::apply(
+            &mut p,
+            Op::Shift {
+                n,
+                amount: c.args.nums[1],
+                init: c.args.init.clone(),
+            },
+            &[xs[0]],
+        )
+        .unwrap(),
+    };
+    p.set_output(out);
+    p
+}
+
+/// The design the rule instance builds: the producers are design inputs in the layouts
+/// the rule needs, the body applies the case's function at the atoms.
+fn design(rule: &LowerRule, inst: &Instance, c: &Case) -> (Design, NodeId) {
+    let mut d = Design::new(&rule.name);
+    let needs = inst.need_layouts().unwrap();
+    let mut ins: Vec<(usize, Layout)> = needs
+        .iter()
+        .filter_map(|(n, ls)| match n {
+            Need::In { input, .. } => Some((*input, ls[0].clone())),
+            Need::Body { .. } => None,
+        })
+        .collect();
+    let in_order = ins.clone();
+    ins.sort_by_key(|(k, _)| *k);
+    let nodes: Vec<NodeId> = ins
+        .iter()
+        .map(|(k, l)| d.add_input(format!("I{k}"), l.clone()).unwrap())
+        .collect();
+    let kids: Vec<NodeId> = in_order
+        .iter()
+        .map(|(k, _)| nodes[ins.iter().position(|(j, _)| j == k).unwrap()])
+        .collect();
+    let leaf = c.leaf;
+    let body = needs.iter().find_map(|(n, ls)| match n {
+        Need::Body { .. } => {
+            let params = ls[..ls.len() - 1].to_vec();
+            Some(
+                d.body_with(params, |d, a| {
+                    Ok(match rule.head {
+                        SeqHead::Map => st_deep(d, a[0], &|d, x| st_leaf(d, leaf, x)),
+                        SeqHead::Map2 => st_deep2(d, a[0], a[1], &st_add),
+                        _ => st_deep(d, a[0], &|d, x| {
+                            d.add(StOp::Atom(AtomOp::Add), &[x]).unwrap()
+                        }),
+                    })
+                })
+                .unwrap(),
+            )
+        }
+        Need::In { .. } => None,
+    });
+    let out = inst
+        .emit(&mut d, &kids, body)
+        .unwrap_or_else(|e| panic!("{e}"));
+    d.set_output(out).unwrap();
+    (d, out)
+}
+
+/// The rule's element variable (the innermost variable of its output pattern).
+fn elem_var(rule: &LowerRule) -> usize {
+    let mut vs = Vec::new();
+    rule.out.vars(&mut vs);
+    *vs.last()
+        .expect("an output pattern has an element variable")
+}
+
+fn check_rule(ri: usize, rule: &LowerRule) {
+    let mut rng = Rng::new(1000 + ri as u64);
+    let (mut matched, mut tries) = (0, 0);
+    while matched < INSTANCES {
+        tries += 1;
+        assert!(
+            tries <= TRIES,
+            "lowering rule `{}`: only {matched} of {TRIES} random output layouts match it",
+            rule.name
+        );
+        let s = scalar(&mut rng);
+        let le = rand_layout(&mut rng, 2, s);
+        let c = rand_case(&mut rng, rule.head, &le.to_seq());
+        let max_idle = if c.out_len == 1 {
+            2 * c.args.nums[0]
+        } else {
+            2
+        };
+        let l = rand_top(&mut rng, c.out_len, &le, max_idle);
+        let Some(mut env) = rule.match_out(&c.args, &l) else {
+            continue;
+        };
+        // Body parameters the output does not fix: the element layout itself (the test's
+        // functions keep the element type and layout).
+        let e = env.get(elem_var(rule)).cloned().expect("element bound");
+        for (v, _) in &rule.choices {
+            env.set(*v, e.clone());
+        }
+        assert!(matches!(e, Bound::Lay(_)));
+        matched += 1;
+        let inst = Instance::new(ri, env);
+        let p = program(rule.head, &c);
+        let (d, out) = design(rule, &inst, &c);
+        assert_eq!(
+            d.layout(out).normalize(),
+            l.normalize(),
+            "lowering rule `{}` ({}) builds {} instead of the layout it matched, {l}",
+            rule.name,
+            inst.show(),
+            d.layout(out)
+        );
+        // Names the rule in the output of a failing check.
+        eprintln!("lowering rule `{}`: {} on {l}", rule.name, inst.show());
+        let frames = rng.range(2, 3) as usize;
+        check_pair(&p, &d, 7 * ri as u64 + matched as u64, frames);
+    }
+}
+
+#[test]
+fn every_lowering_rule_matches_the_interpreter_on_random_instances() {
+    let rs = rules();
+    assert!(
+        rs.rules.len() >= 20,
+        "the built-in lowering rules are loaded"
+    );
+    for (ri, rule) in rs.rules.iter().enumerate() {
+        check_rule(ri, rule);
+    }
+}
+
+#[test]
+fn every_operator_with_rules_has_each_aetherling_form() {
+    // The output forms of reference §4.5: space, time and partially parallel for map,
+    // map2, up_1d and shift; space and time for reduce and down_1d.
+    let rs = rules();
+    for head in [
+        SeqHead::Map,
+        SeqHead::Map2,
+        SeqHead::Reduce,
+        SeqHead::Down,
+        SeqHead::Up,
+        SeqHead::Shift,
+    ] {
+        let names: Vec<&str> = rs.for_head(head).map(|(_, r)| r.name.as_str()).collect();
+        assert!(names.len() >= 3, "{}: {names:?}", head.name());
+    }
+}
+
+fn load_error(text: &str) -> String {
+    LowerRules::parse(&[("bad.rules", text)])
+        .map(|_| "loaded".to_string())
+        .unwrap_or_else(|e| e.to_string())
+}
+
+#[test]
+fn bad_rule_files_get_positioned_errors() {
+    let e = load_error(
+        "(lower m\n  (seq (map ?n ?f ?x))\n  (out (sseq ?n ?le))\n  (body ?f (?le) ?le)\n  (in ?x (sseq ?n ?le))\n  (st (map_s ?n ?f ?y)))",
+    );
+    assert!(e.contains("bad.rules:6") && e.contains("`?y`"), "{e}");
+    let e = load_error("(lower m (seq (map ?n ?f ?x)) (out (sseq ?n ?le)) (st (map_q ?n ?f ?x)))");
+    assert!(e.contains("unknown space-time operator `map_q`"), "{e}");
+    let e = load_error(
+        "(lower m (seq (shift ?n ?s ?i ?x)) (out (sseq ?n ?le)) (in ?x (sseq ?k ?le)) (st (shift_s ?n ?s ?le ?i ?x)))",
+    );
+    assert!(e.contains("`?k` is used before it is bound"), "{e}");
+    let e = load_error("(lower m (seq (map ?n ?f)) (out ?l) (st ?x))");
+    assert!(e.contains("`map` takes 3 arguments"), "{e}");
+    let e = load_error(
+        "(lower a (seq (up_1d ?n ?x)) (out (sseq ?n ?le)) (in ?x (sseq 1 ?le)) (st (up_1d_s ?n ?le ?x)))\n(lower a (seq (up_1d ?n ?x)) (out (sseq ?n ?le)) (in ?x (sseq 1 ?le)) (st (up_1d_s ?n ?le ?x)))",
+    );
+    assert!(e.contains("defined twice"), "{e}");
+}
+
+#[test]
+fn the_rules_lower_directory_is_the_built_in_set() {
+    let mut on_disk: Vec<String> = std::fs::read_dir("rules/lower")
+        .unwrap()
+        .map(|e| format!("rules/lower/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|n| n.ends_with(".rules"))
+        .collect();
+    on_disk.sort();
+    let mut built_in: Vec<String> = tessera::schedule::lower::DEFAULT_LOWER_FILES
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    built_in.sort();
+    assert_eq!(on_disk, built_in);
+    for (name, text) in tessera::schedule::lower::DEFAULT_LOWER_FILES {
+        assert_eq!(std::fs::read_to_string(name).unwrap(), *text, "{name}");
+    }
+}
