@@ -22,6 +22,11 @@
 //! be picked by name: `cargo bench --bench schedule -- explore/conv2d`).
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+
+/// The allocator of the `tessera` binary, so the timings are the command's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::Path;
 use std::time::Duration;
 use tessera::schedule::egraph::{explore, schedule, Options};

@@ -343,3 +343,34 @@ fn the_rules_lower_directory_is_the_built_in_set() {
         assert_eq!(std::fs::read_to_string(name).unwrap(), *text, "{name}");
     }
 }
+
+#[test]
+fn rules_that_build_the_same_term_give_equal_instances() {
+    let rs = rules();
+    let find = |name: &str| {
+        rs.rules
+            .iter()
+            .position(|r| r.name == name)
+            .unwrap_or_else(|| panic!("no rule {name}"))
+    };
+    let (partial, one_lane) = (find("down-time-partial"), find("down-time-one-lane"));
+    assert_eq!(rs.rules[partial].shape, rs.rules[one_lane].shape);
+    assert_ne!(rs.rules[partial].shape, rs.rules[find("down-time")].shape);
+    // down_1d 4 0 on int8 at one output per 2 clocks: `tseq 1 1 int8` and
+    // `tseq 1 1 (sseq 1 int8)` are one stream class, built by the same term.
+    let int8 = Layout::Scalar(tessera::seq::types::ScalarType::Int8);
+    let args = SeqArgs {
+        nums: vec![4, 0],
+        init: None,
+        elem: int8.to_seq(),
+    };
+    let a = rs.rules[partial]
+        .match_out(&args, &Layout::tseq(1, 1, int8.clone()))
+        .unwrap();
+    let b = rs.rules[one_lane]
+        .match_out(&args, &Layout::tseq(1, 1, Layout::sseq(1, int8)))
+        .unwrap();
+    let (a, b) = (Instance::new(partial, a), Instance::new(one_lane, b));
+    assert_eq!(a, b);
+    assert_eq!(a.show(), b.show());
+}

@@ -42,16 +42,104 @@ impl Instance {
     }
 }
 
-/// The term of `rule` under `env` with positional names (`x0`, `x1` for the producers,
-/// `f` for the body, `a<depth>_<k>` for function parameters), so that two rules building
-/// the same operators print the same.
-pub(super) fn canonical_term(rule: &super::LowerRule, env: &Env) -> String {
-    let mut names: Vec<String> = rule.vars.clone();
-    for (k, v) in rule.input_vars().into_iter().enumerate() {
-        names[v] = format!("x{k}");
+/// The values the term of `rule` takes under `env`, in term order (numbers, layouts and
+/// inits): two rules of one [`super::LowerRule::shape`] build the same term exactly when
+/// these are equal.
+pub(super) fn term_leaves(rule: &super::LowerRule, env: &Env) -> Vec<Bound> {
+    fn walk(t: &Term, env: &Env, out: &mut Vec<Bound>) {
+        if let Term::Op(_, args) = t {
+            for a in args {
+                match a {
+                    TArg::Num(e) => out.push(Bound::Num(e.eval(env).unwrap_or(u64::MAX))),
+                    TArg::Nums(es) => out.extend(
+                        es.iter()
+                            .map(|e| Bound::Num(e.eval(env).unwrap_or(u64::MAX))),
+                    ),
+                    TArg::Lay(p) => out.push(match p.build(env) {
+                        Ok(l) => Bound::Lay(l),
+                        Err(_) => Bound::Init(None),
+                    }),
+                    TArg::Init { var, wrap } => {
+                        out.push(Bound::Init(init(*var, *wrap, env).ok().flatten()))
+                    }
+                    TArg::Body => {}
+                    TArg::Fn(_, inner) => walk(inner, env, out),
+                    TArg::Input(x) => walk(x, env, out),
+                }
+            }
+        }
     }
-    name_params(&rule.st, 0, &mut names);
-    show_term(&rule.st, env, &names, "f")
+    let mut out = Vec::new();
+    walk(&rule.st, env, &mut out);
+    out
+}
+
+/// The term as written with its variables renamed by first occurrence and its producers
+/// by input position: rules with the same symbolic term have the same
+/// [`super::LowerRule::shape`].
+pub(super) fn symbolic_term(rule: &super::LowerRule) -> String {
+    fn name(v: usize, seen: &mut Vec<usize>) -> String {
+        let k = seen.iter().position(|x| *x == v).unwrap_or_else(|| {
+            seen.push(v);
+            seen.len() - 1
+        });
+        format!("v{k}")
+    }
+    fn expr(e: &super::Expr, seen: &mut Vec<usize>) -> String {
+        match e {
+            super::Expr::Lit(n) => n.to_string(),
+            super::Expr::Var(v) => name(*v, seen),
+            super::Expr::Bin(op, a, b) => format!("({op} {} {})", expr(a, seen), expr(b, seen)),
+        }
+    }
+    fn lay(p: &super::LayPat, seen: &mut Vec<usize>) -> String {
+        match p {
+            super::LayPat::Var(v) => name(*v, seen),
+            super::LayPat::SSeq(n, q) => format!("(sseq {} {})", expr(n, seen), lay(q, seen)),
+            super::LayPat::TSeq(n, i, q) => {
+                format!(
+                    "(tseq {} {} {})",
+                    expr(n, seen),
+                    expr(i, seen),
+                    lay(q, seen)
+                )
+            }
+            super::LayPat::Zipped(q) => format!("(zipped {})", lay(q, seen)),
+        }
+    }
+    fn term(t: &Term, inputs: &[usize], seen: &mut Vec<usize>) -> String {
+        match t {
+            Term::Var(v) => match inputs.iter().position(|x| x == v) {
+                Some(k) => format!("x{k}"),
+                None => name(*v, seen),
+            },
+            Term::Op(op, args) => {
+                let mut parts = vec![op.clone()];
+                for a in args {
+                    parts.push(match a {
+                        TArg::Num(e) => expr(e, seen),
+                        TArg::Nums(es) => format!(
+                            "({})",
+                            es.iter()
+                                .map(|e| expr(e, seen))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                        TArg::Lay(p) => lay(p, seen),
+                        TArg::Init { var, wrap } => format!("(init {} {wrap})", name(*var, seen)),
+                        TArg::Body => "f".into(),
+                        TArg::Fn(ps, inner) => {
+                            let ps: Vec<String> = ps.iter().map(|p| name(*p, seen)).collect();
+                            format!("(fn ({}) {})", ps.join(" "), term(inner, inputs, seen))
+                        }
+                        TArg::Input(x) => term(x, inputs, seen),
+                    });
+                }
+                format!("({})", parts.join(" "))
+            }
+        }
+    }
+    term(&rule.st, &rule.input_vars(), &mut Vec::new())
 }
 
 /// The name of the rule's body variable (`?f`), if the operator has a body.
@@ -62,36 +150,6 @@ fn body_name(rule: &super::LowerRule, names: &[String]) -> String {
         .zip(&rule.seq_vars)
         .find(|(r, _)| **r == super::Role::Body)
         .map_or_else(String::new, |(_, v)| names[*v].clone())
-}
-
-fn name_params(t: &Term, depth: usize, names: &mut [String]) {
-    if let Term::Op(_, args) = t {
-        for a in args {
-            match a {
-                TArg::Fn(ps, inner) => {
-                    for (k, p) in ps.iter().enumerate() {
-                        names[*p] = format!("a{depth}_{k}");
-                    }
-                    name_params(inner, depth + 1, names);
-                }
-                TArg::Input(x) => name_params(x, depth, names),
-                _ => {}
-            }
-        }
-    }
-}
-
-impl super::LowerRule {
-    /// The variables of the operator's producers, in argument order.
-    pub fn input_vars(&self) -> Vec<usize> {
-        self.head
-            .roles()
-            .iter()
-            .zip(&self.seq_vars)
-            .filter(|(r, _)| **r == super::Role::Input)
-            .map(|(_, v)| *v)
-            .collect()
-    }
 }
 
 fn num(e: &super::Expr, env: &Env) -> Result<u64, String> {

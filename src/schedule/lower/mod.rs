@@ -209,6 +209,9 @@ pub struct LowerRule {
     pub vars: Vec<String>,
     /// The rule's clauses as written (all but `doc`), for listings.
     pub text: Vec<String>,
+    /// The index of the first rule whose space-time term is the same up to variable
+    /// names (see [`Instance`]).
+    pub shape: usize,
 }
 
 /// A loaded set of lowering rules.
@@ -232,6 +235,10 @@ impl LowerRules {
                 }
                 rules.push(r);
             }
+        }
+        let shapes: Vec<String> = rules.iter().map(build::symbolic_term).collect();
+        for (k, r) in rules.iter_mut().enumerate() {
+            r.shape = shapes.iter().position(|s| *s == shapes[k]).unwrap_or(k);
         }
         Ok(LowerRules { rules })
     }
@@ -295,8 +302,8 @@ pub struct Instance {
     pub rule: usize,
     /// The variables' values.
     pub env: Env,
-    /// The built term with producers, body and function parameters named by position.
-    key: String,
+    /// What identifies the built term: the rule's shape and the term's values.
+    key: (usize, Vec<Bound>),
 }
 
 impl PartialEq for Instance {
@@ -316,7 +323,8 @@ impl std::hash::Hash for Instance {
 impl Instance {
     /// The instance of rule `rule` (an index in [`rules()`]) with the bindings `env`.
     pub fn new(rule: usize, env: Env) -> Instance {
-        let key = build::canonical_term(&rules().rules[rule], &env);
+        let r = &rules().rules[rule];
+        let key = (r.shape, build::term_leaves(r, &env));
         Instance { rule, env, key }
     }
 
@@ -349,6 +357,17 @@ impl Instance {
 }
 
 impl LowerRule {
+    /// The variables of the operator's producers, in argument order.
+    pub fn input_vars(&self) -> Vec<usize> {
+        self.head
+            .roles()
+            .iter()
+            .zip(&self.seq_vars)
+            .filter(|(r, _)| **r == Role::Input)
+            .map(|(_, v)| *v)
+            .collect()
+    }
+
     /// Matches the output layout `l` of an operator with arguments `args`: the partial
     /// binding (choice variables unbound) if the rule applies.
     pub fn match_out(&self, args: &SeqArgs, l: &Layout) -> Option<Env> {

@@ -430,6 +430,7 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
             .filter(|c| c.head() != Some("doc"))
             .map(|c| c.to_string())
             .collect(),
+        shape: 0,
     })
 }
 

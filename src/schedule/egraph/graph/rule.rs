@@ -104,23 +104,38 @@ impl StreamGraph<'_> {
             Need::Body { out, .. } => out.build(&env).ok().map(|l| l.clocks()),
             Need::In { .. } => None,
         })?;
-        let mut combos = vec![env];
-        for (var, k) in &rule.choices {
+        let mut opts = Vec::new();
+        for (_, k) in &rule.choices {
             let t = self.value_type(*inputs.get(*k)?)?;
             let (_, et) = t.as_seq()?;
-            let opts = self.cands(et, clocks);
-            combos = combos
-                .iter()
-                .flat_map(|e| {
-                    opts.iter().map(move |o| {
-                        let mut e = e.clone();
-                        e.set(*var, lower::Bound::Lay(o.clone()));
-                        e
-                    })
-                })
-                .collect();
+            opts.push(self.cands(et, clocks));
         }
-        combos.truncate(self.bounds.param_combos);
+        // The first `param_combos` of the product, last choice fastest (an odometer), so
+        // the long product of a map2 is never built.
+        let mut combos = Vec::new();
+        if opts.iter().any(|o| o.is_empty()) {
+            return Some(combos);
+        }
+        let mut at = vec![0; opts.len()];
+        while combos.len() < self.bounds.param_combos {
+            let mut e = env.clone();
+            for ((var, _), (o, k)) in rule.choices.iter().zip(opts.iter().zip(&at)) {
+                e.set(*var, lower::Bound::Lay(o[*k].clone()));
+            }
+            combos.push(e);
+            let mut d = at.len();
+            loop {
+                if d == 0 {
+                    return Some(combos);
+                }
+                d -= 1;
+                at[d] += 1;
+                if at[d] < opts[d].len() {
+                    break;
+                }
+                at[d] = 0;
+            }
+        }
         Some(combos)
     }
 }
