@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use tessera::rtl::tools::require_tool;
 use tessera::rtl::verify::{verify_rtl, VerifyOptions};
+use tessera::rtl::RtlOptions;
 use tessera::seq::build;
 use tessera::seq::op::{AtomOp, Op};
 use tessera::seq::types::{ScalarType, SeqType};
@@ -452,6 +453,60 @@ fn reshapes_between_random_layouts() {
     for want in ["reshape wiring", "reshape perm-buffer"] {
         assert!(seen.contains(want), "{want} not covered: {seen:?}");
     }
+}
+
+/// Reshapes from layouts with invalid clocks, forced to delay lines (no register buffer):
+/// the lines shift on valid clocks only (`docs/rtl.md`, delay taps) and still simulate equal
+/// to the interpreter.
+#[test]
+fn reshapes_from_sparse_layouts_as_gated_delay_lines() {
+    if !tools() {
+        return;
+    }
+    let pool = layout_pool();
+    let mut rng = Rng::new(110);
+    let mut gated = 0;
+    let mut k = 0;
+    while k < 3 * INSTANCES {
+        let g = rng.pick(&pool);
+        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        if (0..a.clocks()).all(|c| a.is_valid_clock(c)) {
+            continue;
+        }
+        let mut pr = Pair::new("reshape_gated");
+        let (pi, di) = pr.input("I", &a);
+        let dout =
+            pr.d.add(
+                StOp::Reshape {
+                    from: a.clone(),
+                    to: b.clone(),
+                },
+                &[di],
+            )
+            .unwrap();
+        let (p, d) = pr.finish(pi, dout);
+        let dir = work("reshape_gated", k);
+        let opts = VerifyOptions {
+            seed: k,
+            frames: frames(&mut rng),
+            rtl: RtlOptions {
+                buffer_max_bits: 0,
+                ..RtlOptions::default()
+            },
+            ..VerifyOptions::default()
+        };
+        let v = verify_rtl(&d, &p, &dir, &opts).unwrap_or_else(|e| panic!("{k}: {e}"));
+        assert!(
+            v.passed(),
+            "{a} -> {b} (work dir {}): lint {:?}; {:#?}",
+            dir.display(),
+            v.lint,
+            v.mismatches
+        );
+        gated += usize::from(v.rtl.verilog.contains("if (en_"));
+        k += 1;
+    }
+    assert!(gated >= 4, "only {gated} reshapes used gated delay lines");
 }
 
 #[test]

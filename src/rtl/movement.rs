@@ -51,7 +51,12 @@ impl MoveKind {
 /// Where one output lane reads from on one clock (taps view).
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Tap {
-    Lane { lane: u64, delay: u64 },
+    /// Input lane `lane`, `delay` clocks ago, which is `elems` valid input clocks ago.
+    Lane {
+        lane: u64,
+        delay: u64,
+        elems: u64,
+    },
     Fill(Expr),
 }
 
@@ -79,6 +84,16 @@ pub fn gen_move(
     let out_lanes = output.lanes() as usize;
     let mut taps: Vec<Vec<Option<Tap>>> = vec![vec![None; out_lanes]; p as usize];
     let mut delays: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
+    // the same in valid input clocks: a delay line that shifts only on valid clocks
+    let mut elems: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
+    let mut pre = Vec::with_capacity(p as usize + 1);
+    pre.push(0u64);
+    for c in 0..p {
+        let v = pre[c as usize] + u64::from(input.is_valid_clock(c));
+        pre.push(v);
+    }
+    let valid_per_period = pre[p as usize];
+    let valid_before = |t: u64| (t / p) * valid_per_period + pre[(t % p) as usize];
     for c in 0..p {
         let Some(idx) = output.lane_atoms(c) else {
             continue;
@@ -89,20 +104,32 @@ pub fn gen_move(
                 Src::In(e) => {
                     let (ci, lane) = in_pos[e as usize];
                     let delay = c + lat - ci;
+                    let e = valid_before(c + lat) - valid_before(ci);
                     if delay > 0 {
                         delays.entry(lane).or_default().insert(delay);
+                        elems.entry(lane).or_default().insert(e);
                     }
-                    Some(Tap::Lane { lane, delay })
+                    Some(Tap::Lane {
+                        lane,
+                        delay,
+                        elems: e,
+                    })
                 }
                 Src::Fill(Lane::Val(v)) if !v.has_undef() => Some(Tap::Fill(atom_lit(&v, &atom))),
                 Src::Fill(_) => None,
             };
         }
     }
-    let taps_bits: u64 = delays
-        .values()
-        .map(|s| s.iter().max().copied().unwrap_or(0) * w)
-        .sum();
+    let bits = |ds: &BTreeMap<u64, BTreeSet<u64>>| -> u64 {
+        ds.values()
+            .map(|s| s.iter().max().copied().unwrap_or(0) * w)
+            .sum()
+    };
+    // Delay lines count clocks, invalid ones included; on a layout with invalid clocks,
+    // lines that shift only on valid clocks hold only the valid atoms in flight (a line
+    // buffer of `(tseq n 0 (tseq 1 2 t))` holds one row, not three rows of clocks).
+    let gated = valid_per_period < p && bits(&elems) < bits(&delays);
+    let taps_bits = if gated { bits(&elems) } else { bits(&delays) };
     let buffer_bits = perm.max_live_atoms() * w;
     let table = |periods: u64| periods * p * (input.lanes() + output.lanes());
     if buffer_bits < taps_bits && buffer_bits <= opts.buffer_max_bits && table(1) <= opts.max_table
@@ -119,16 +146,27 @@ pub fn gen_move(
     } else {
         MoveKind::Taps
     };
-    Ok((
-        emit_taps(sc, name, x, &taps, &delays, w as u32, in_lat),
-        kind,
-    ))
+    let out = if gated {
+        let entries: Vec<Option<Expr>> = (0..p)
+            .map(|c| Some(Expr::lit(u64::from(input.is_valid_clock(c)), 1)))
+            .collect();
+        let pattern = sc.by_phase(&format!("{name}_valid"), in_lat, &entries, 1);
+        let en = sc.enable(in_lat, pattern);
+        emit_taps(sc, name, x, &taps, &elems, w as u32, in_lat, Some(&en))
+    } else {
+        emit_taps(sc, name, x, &taps, &delays, w as u32, in_lat, None)
+    };
+    Ok((out, kind))
 }
 
 fn lane_of(x: &Sig, lane: u64, w: u32) -> Expr {
     x.bits(lane as u32 * w, w)
 }
 
+/// The taps' delay lines and output selection. `delays` are per input lane the delays the
+/// taps need: in clocks, or with `gate`, in clocks on which `gate` is high (the taps'
+/// `elems`).
+#[allow(clippy::too_many_arguments)]
 fn emit_taps(
     sc: &mut Scope,
     name: &str,
@@ -137,6 +175,7 @@ fn emit_taps(
     delays: &BTreeMap<u64, BTreeSet<u64>>,
     w: u32,
     in_lat: u64,
+    gate: Option<&Sig>,
 ) -> Sig {
     let lanes_in = x.width / w;
     // lanes needing the same delays share one line over their concatenation
@@ -160,7 +199,10 @@ fn emit_taps(
         let mut prev = word;
         let mut prev_d = 0;
         for d in ds {
-            let line = sc.delay(&prev, d - prev_d);
+            let line = match gate {
+                Some(en) => sc.delay_gated(&prev, d - prev_d, en),
+                None => sc.delay(&prev, d - prev_d),
+            };
             for (j, l) in lanes.iter().enumerate() {
                 tap_sig.insert((*l, *d), line.bits(j as u32 * w, w));
             }
@@ -175,8 +217,11 @@ fn emit_taps(
             .iter()
             .map(|row| {
                 row[k].as_ref().map(|t| match t {
-                    Tap::Lane { lane, delay: 0 } => lane_of(x, *lane, w),
-                    Tap::Lane { lane, delay } => tap_sig[&(*lane, *delay)].clone(),
+                    Tap::Lane { lane, delay: 0, .. } => lane_of(x, *lane, w),
+                    Tap::Lane { lane, delay, elems } => {
+                        let d = if gate.is_some() { elems } else { delay };
+                        tap_sig[&(*lane, *d)].clone()
+                    }
                     Tap::Fill(e) => e.clone(),
                 })
             })

@@ -46,7 +46,10 @@ pub struct Scope {
     start: Sig,
     started: BTreeMap<u64, Sig>,
     counters: BTreeMap<(u64, u64), Sig>,
+    gated: BTreeMap<(String, u64), Sig>,
     delays: HashMap<(String, u64), Sig>,
+    gated_delays: HashMap<(String, String, u64), Sig>,
+    enables: HashMap<(u64, Expr), Sig>,
     names: HashMap<String, usize>,
     /// Storage instantiated by the generator currently running (reset per node by the
     /// caller).
@@ -61,7 +64,10 @@ impl Scope {
             start,
             started: BTreeMap::new(),
             counters: BTreeMap::new(),
+            gated: BTreeMap::new(),
             delays: HashMap::new(),
+            gated_delays: HashMap::new(),
+            enables: HashMap::new(),
             names: HashMap::new(),
             storage: Storage::default(),
         }
@@ -150,6 +156,90 @@ impl Scope {
         out
     }
 
+    /// A wire high on the clocks where a node starting `lat` clocks after the scope has
+    /// started and `pattern` (an expression of its phase) is high: the enable of delay lines
+    /// that shift on a layout's valid clocks. Shared per (`lat`, `pattern`).
+    pub fn enable(&mut self, lat: u64, pattern: Expr) -> Sig {
+        let key = (lat, pattern);
+        if let Some(s) = self.enables.get(&key) {
+            return s.clone();
+        }
+        let st = self.started(lat);
+        let nm = self.fresh(&format!("en_{lat}"));
+        let s = self.m.wire_eq(nm, Expr::and(&st, &key.1));
+        self.enables.insert(key, s.clone());
+        s
+    }
+
+    /// A counter `0 .. modulus-1` that advances on the clocks where `en` is high (held at 0
+    /// while the scope's start is low); `None` when `modulus` is 1. Shared per (`en`,
+    /// modulus).
+    fn gated_counter(&mut self, en: &Sig, modulus: u64) -> Option<Sig> {
+        if modulus <= 1 {
+            return None;
+        }
+        let key = (en.name.clone(), modulus);
+        if let Some(s) = self.gated.get(&key) {
+            return Some(s.clone());
+        }
+        let nm = self.fresh(&format!("{}_ptr{modulus}", en.name));
+        let s = self.m.reg(nm, clog2(modulus));
+        self.gated.insert(key, s.clone());
+        Some(s)
+    }
+
+    /// `x` delayed by `j` clocks on which `en` is high (a delay line that shifts only when
+    /// `en` is high, e.g. on the valid clocks of a layout with invalid clocks): its output
+    /// is the value `x` had on the `j`-th most recent clock with `en` high before the
+    /// current one. Storage is exactly `j` words, as [`Scope::delay`]: registers with an
+    /// enable for `j <= 2`, otherwise a circular memory of `j-1` words whose pointer
+    /// advances with `en`, read into an output register on the same clocks. Requests for
+    /// the same signal, enable and delay share one line.
+    pub fn delay_gated(&mut self, x: &Sig, j: u64, en: &Sig) -> Sig {
+        if j == 0 {
+            return x.clone();
+        }
+        let key = (x.name.clone(), en.name.clone(), j);
+        if let Some(s) = self.gated_delays.get(&key) {
+            return s.clone();
+        }
+        let w = x.width;
+        let out = if j <= 2 {
+            let mut cur = x.clone();
+            for k in 0..j {
+                let nm = self.fresh(&format!("{}_e{}", x.name, k + 1));
+                let r = self.m.reg(nm, w);
+                self.m.raw(format!(
+                    "always @(posedge clk) if ({}) {} <= {};",
+                    en.name, r.name, cur.name
+                ));
+                cur = r;
+            }
+            self.storage.ff_bits += j * u64::from(w);
+            cur
+        } else {
+            let depth = j - 1;
+            let ptr = self.gated_counter(en, depth).expect("depth >= 2");
+            let nm = self.fresh(&format!("{}_gmem{j}", x.name));
+            let mem = self.m.mem(nm, w, depth);
+            let nm = self.fresh(&format!("{}_e{j}", x.name));
+            let r = self.m.reg(nm, w);
+            self.m.raw(format!(
+                "always @(posedge clk)\n  if ({en}) begin\n    {r} <= {mem}[{p}];\n    {mem}[{p}] <= {x};\n  end",
+                en = en.name,
+                r = r.name,
+                mem = mem.name,
+                p = ptr.name,
+                x = x.name
+            ));
+            self.storage.ram_bits += depth * u64::from(w);
+            self.storage.ff_bits += u64::from(w);
+            r
+        };
+        self.gated_delays.insert(key, out.clone());
+        out
+    }
+
     /// A value chosen by phase: `entries[c]` is the expression for phase `c` of a node
     /// starting `lat` clocks after the scope, modulo `entries.len()` (`None`: don't care). Runs of equal entries become range comparisons, or a `case` table when there
     /// are many; a single run is the expression itself.
@@ -175,6 +265,20 @@ impl Scope {
         }
         if runs.len() == 1 {
             return runs.pop().expect("one run").1;
+        }
+        if runs.len() > MAX_RANGES {
+            // a table repeating with a shorter period (e.g. the valid clocks of
+            // `(tseq n 0 (tseq 1 2 t))`) is chosen by a counter of that period instead
+            let q = min_period(entries);
+            if q < entries.len() {
+                let mut short: Vec<Option<Expr>> = vec![None; q];
+                for (c, e) in entries.iter().enumerate() {
+                    if short[c % q].is_none() {
+                        short[c % q].clone_from(e);
+                    }
+                }
+                return self.by_phase(name, lat, &short, width);
+            }
         }
         let ph = self
             .phase(lat, entries.len() as u64)
@@ -244,6 +348,17 @@ impl Scope {
                 self.m.assign(&s, e);
             }
         }
+        for ((en, modulus), c) in self.gated.clone() {
+            let w = c.width;
+            self.m.raw(format!(
+                "always @(posedge clk)\n  if (!{st}) {c} <= {z};\n  else if ({en}) {c} <= ({c} == {top}) ? {z} : {c} + {one};",
+                st = self.start.name,
+                c = c.name,
+                z = Expr::zero(w),
+                top = Expr::lit(modulus - 1, w),
+                one = Expr::lit(1, w)
+            ));
+        }
         for ((lat, modulus), c) in self.counters.clone() {
             let st = self.started(lat);
             let w = c.width;
@@ -257,4 +372,26 @@ impl Scope {
         }
         self.m
     }
+}
+
+/// The shortest period `q` (a divisor of `entries.len()`) with which the table repeats,
+/// don't-care entries matching anything; `entries.len()` when none is shorter.
+fn min_period(entries: &[Option<Expr>]) -> usize {
+    let n = entries.len();
+    'q: for q in 1..n {
+        if !n.is_multiple_of(q) {
+            continue;
+        }
+        let mut rep: Vec<Option<&Expr>> = vec![None; q];
+        for (c, e) in entries.iter().enumerate() {
+            let Some(e) = e else { continue };
+            match rep[c % q] {
+                None => rep[c % q] = Some(e),
+                Some(r) if r == e => {}
+                Some(_) => continue 'q,
+            }
+        }
+        return q;
+    }
+    n
 }
