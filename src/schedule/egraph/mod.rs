@@ -127,8 +127,21 @@ pub struct Burst {
     pub factor: u64,
 }
 
-/// Designs already scheduled directly (without bursts), by slowdown.
-pub type Memo = BTreeMap<u64, Result<Scheduled, String>>;
+/// What schedules of one program share: the designs already scheduled directly (without
+/// bursts), by slowdown, and the phase-1 e-graph, which does not depend on the slowdown
+/// (saturated once, when a first design is needed). Use one `Memo` per program and options.
+#[derive(Default)]
+pub struct Memo {
+    designs: BTreeMap<u64, Result<Scheduled, String>>,
+    phase1: Option<Result<Phase1, String>>,
+}
+
+impl Memo {
+    /// Nothing scheduled yet.
+    pub fn new() -> Memo {
+        Memo::default()
+    }
+}
 
 /// Schedules `p` at slowdown `s`: the least-area design of the stream graph of `s`, or,
 /// with [`Options::burst`], a faster slowdown's design run in bursts if that is smaller
@@ -219,9 +232,9 @@ fn direct<'m>(
     s: u64,
     o: &Options,
     memo: &'m mut Memo,
-    phase1: &mut Option<Result<Phase1, String>>,
 ) -> &'m Result<Scheduled, String> {
-    memo.entry(s).or_insert_with(|| {
+    let Memo { designs, phase1 } = memo;
+    designs.entry(s).or_insert_with(|| {
         let ph = phase1.get_or_insert_with(|| saturate(p, o));
         schedule_direct(p, s, o, ph)
     })
@@ -234,14 +247,12 @@ fn schedule_memo(
     listed: Option<&[u64]>,
     memo: &mut Memo,
 ) -> Result<Scheduled, String> {
-    // Phase 1 does not depend on the slowdown: saturated once, if a schedule is needed.
-    let mut phase1 = None;
-    let mut best = direct(p, s, o, memo, &mut phase1).clone();
+    let mut best = direct(p, s, o, memo).clone();
     if !o.burst || o.output.is_some() || s == 0 {
         return best;
     }
     for from in burst_sources(p, s, listed) {
-        let Ok(base) = direct(p, from, o, memo, &mut phase1).clone() else {
+        let Ok(base) = direct(p, from, o, memo).clone() else {
             continue;
         };
         let factor = s / from;
@@ -670,12 +681,16 @@ fn explore_jobs(
         Job::Direct(s) => Done::Direct(Box::new(schedule_direct(p, *s, o, &phase1))),
         Job::Baseline(s) => Done::Baseline(super::aetherling::schedule(p, *s).ok().map(|b| b.area)),
     });
-    let mut memo = Memo::new();
+    let mut memo = Memo {
+        designs: BTreeMap::new(),
+        // Not saturated (no slowdown needed it) is not an error to reuse.
+        phase1: (!needed.is_empty()).then_some(phase1),
+    };
     let mut areas: BTreeMap<u64, Option<f64>> = BTreeMap::new();
     for ((s, _), d) in jobs.iter().zip(done) {
         match d {
             Done::Direct(r) => {
-                memo.insert(*s, *r);
+                memo.designs.insert(*s, *r);
             }
             Done::Baseline(a) => {
                 areas.insert(*s, a);
