@@ -286,14 +286,7 @@ fn every_operator_with_rules_has_each_aetherling_form() {
     // The output forms of reference §4.5: space, time and partially parallel for map,
     // map2, up_1d and shift; space and time for reduce and down_1d.
     let rs = rules();
-    for head in [
-        SeqHead::Map,
-        SeqHead::Map2,
-        SeqHead::Reduce,
-        SeqHead::Down,
-        SeqHead::Up,
-        SeqHead::Shift,
-    ] {
+    for head in SeqHead::ALL {
         let names: Vec<&str> = rs.for_head(head).map(|(_, r)| r.name.as_str()).collect();
         assert!(names.len() >= 3, "{}: {names:?}", head.name());
     }

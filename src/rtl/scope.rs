@@ -47,8 +47,8 @@ pub struct Scope {
     started: BTreeMap<u64, Sig>,
     counters: BTreeMap<(u64, u64), Sig>,
     gated: BTreeMap<(String, u64), Sig>,
-    delays: HashMap<(String, u64), Sig>,
-    gated_delays: HashMap<(String, String, u64), Sig>,
+    /// Delay lines by (signal, enable if gated, delay).
+    delays: HashMap<(String, Option<String>, u64), Sig>,
     enables: HashMap<(u64, Expr), Sig>,
     names: HashMap<String, usize>,
     /// Storage instantiated by the generator currently running (reset per node by the
@@ -66,7 +66,6 @@ impl Scope {
             counters: BTreeMap::new(),
             gated: BTreeMap::new(),
             delays: HashMap::new(),
-            gated_delays: HashMap::new(),
             enables: HashMap::new(),
             names: HashMap::new(),
             storage: Storage::default(),
@@ -117,43 +116,7 @@ impl Scope {
     /// (a synchronous read port: Yosys infers LUTRAM or block RAM, or SRLs). Requests for
     /// the same signal and delay share one line.
     pub fn delay(&mut self, x: &Sig, d: u64) -> Sig {
-        if d == 0 {
-            return x.clone();
-        }
-        if let Some(s) = self.delays.get(&(x.name.clone(), d)) {
-            return s.clone();
-        }
-        let w = x.width;
-        let out = if d <= 2 {
-            let mut cur = x.clone();
-            for k in 0..d {
-                let nm = self.fresh(&format!("{}_d{}", x.name, k + 1));
-                let r = self.m.reg(nm, w);
-                self.m.ff(&r, cur.e());
-                cur = r;
-            }
-            self.storage.ff_bits += d * u64::from(w);
-            cur
-        } else {
-            let depth = d - 1;
-            let ptr = self.phase(0, depth).expect("depth >= 2");
-            let nm = self.fresh(&format!("{}_mem{d}", x.name));
-            let mem = self.m.mem(nm, w, depth);
-            let nm = self.fresh(&format!("{}_d{d}", x.name));
-            let r = self.m.reg(nm, w);
-            self.m.raw(format!(
-                "always @(posedge clk) begin\n  {r} <= {mem}[{p}];\n  {mem}[{p}] <= {x};\nend",
-                r = r.name,
-                mem = mem.name,
-                p = ptr.name,
-                x = x.name
-            ));
-            self.storage.ram_bits += depth * u64::from(w);
-            self.storage.ff_bits += u64::from(w);
-            r
-        };
-        self.delays.insert((x.name.clone(), d), out.clone());
-        out
+        self.line(x, d, None)
     }
 
     /// A wire high on the clocks where a node starting `lat` clocks after the scope has
@@ -196,47 +159,69 @@ impl Scope {
     /// advances with `en`, read into an output register on the same clocks. Requests for
     /// the same signal, enable and delay share one line.
     pub fn delay_gated(&mut self, x: &Sig, j: u64, en: &Sig) -> Sig {
-        if j == 0 {
+        self.line(x, j, Some(en))
+    }
+
+    /// The delay line of [`Scope::delay`] (`en` absent) and [`Scope::delay_gated`]: `d`
+    /// words, registers for `d <= 2`, otherwise a circular memory of `d-1` words read into
+    /// an output register, shifting on every clock or only where `en` is high.
+    fn line(&mut self, x: &Sig, d: u64, en: Option<&Sig>) -> Sig {
+        if d == 0 {
             return x.clone();
         }
-        let key = (x.name.clone(), en.name.clone(), j);
-        if let Some(s) = self.gated_delays.get(&key) {
+        let key = (x.name.clone(), en.map(|e| e.name.clone()), d);
+        if let Some(s) = self.delays.get(&key) {
             return s.clone();
         }
         let w = x.width;
-        let out = if j <= 2 {
+        // gated lines are named apart (`_e`, `_gmem`) from the free-running ones
+        let (reg_tag, mem_tag) = if en.is_some() {
+            ("e", "gmem")
+        } else {
+            ("d", "mem")
+        };
+        let out = if d <= 2 {
             let mut cur = x.clone();
-            for k in 0..j {
-                let nm = self.fresh(&format!("{}_e{}", x.name, k + 1));
+            for k in 0..d {
+                let nm = self.fresh(&format!("{}_{reg_tag}{}", x.name, k + 1));
                 let r = self.m.reg(nm, w);
-                self.m.raw(format!(
-                    "always @(posedge clk) if ({}) {} <= {};",
-                    en.name, r.name, cur.name
-                ));
+                match en {
+                    None => self.m.ff(&r, cur.e()),
+                    Some(en) => self.m.raw(format!(
+                        "always @(posedge clk) if ({}) {} <= {};",
+                        en.name, r.name, cur.name
+                    )),
+                }
                 cur = r;
             }
-            self.storage.ff_bits += j * u64::from(w);
+            self.storage.ff_bits += d * u64::from(w);
             cur
         } else {
-            let depth = j - 1;
-            let ptr = self.gated_counter(en, depth).expect("depth >= 2");
-            let nm = self.fresh(&format!("{}_gmem{j}", x.name));
+            let depth = d - 1;
+            let ptr = match en {
+                None => self.phase(0, depth),
+                Some(en) => self.gated_counter(en, depth),
+            }
+            .expect("depth >= 2");
+            let nm = self.fresh(&format!("{}_{mem_tag}{d}", x.name));
             let mem = self.m.mem(nm, w, depth);
-            let nm = self.fresh(&format!("{}_e{j}", x.name));
+            let nm = self.fresh(&format!("{}_{reg_tag}{d}", x.name));
             let r = self.m.reg(nm, w);
-            self.m.raw(format!(
-                "always @(posedge clk)\n  if ({en}) begin\n    {r} <= {mem}[{p}];\n    {mem}[{p}] <= {x};\n  end",
-                en = en.name,
-                r = r.name,
-                mem = mem.name,
-                p = ptr.name,
-                x = x.name
-            ));
+            let (rn, mn, p, xn) = (&r.name, &mem.name, &ptr.name, &x.name);
+            self.m.raw(match en {
+                None => format!(
+                    "always @(posedge clk) begin\n  {rn} <= {mn}[{p}];\n  {mn}[{p}] <= {xn};\nend"
+                ),
+                Some(en) => format!(
+                    "always @(posedge clk)\n  if ({en}) begin\n    {rn} <= {mn}[{p}];\n    {mn}[{p}] <= {xn};\n  end",
+                    en = en.name
+                ),
+            });
             self.storage.ram_bits += depth * u64::from(w);
             self.storage.ff_bits += u64::from(w);
             r
         };
-        self.gated_delays.insert(key, out.clone());
+        self.delays.insert(key, out.clone());
         out
     }
 

@@ -67,6 +67,16 @@ pub enum Role {
 }
 
 impl SeqHead {
+    /// Every operator with lowering rules.
+    pub const ALL: [SeqHead; 6] = [
+        SeqHead::Map,
+        SeqHead::Map2,
+        SeqHead::Reduce,
+        SeqHead::Down,
+        SeqHead::Up,
+        SeqHead::Shift,
+    ];
+
     /// The head's name as written in programs and rules.
     pub fn name(self) -> &'static str {
         match self {
@@ -81,16 +91,7 @@ impl SeqHead {
 
     /// The head of a name.
     pub fn from_name(s: &str) -> Option<SeqHead> {
-        [
-            SeqHead::Map,
-            SeqHead::Map2,
-            SeqHead::Reduce,
-            SeqHead::Down,
-            SeqHead::Up,
-            SeqHead::Shift,
-        ]
-        .into_iter()
-        .find(|h| h.name() == s)
+        SeqHead::ALL.into_iter().find(|h| h.name() == s)
     }
 
     /// The roles of the arguments, in order.
