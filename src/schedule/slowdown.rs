@@ -307,6 +307,42 @@ pub fn mixed_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
     forms
 }
 
+/// The streaming layout of `t` over `s` clocks, if there is one: the clocks go to the
+/// outermost layers first, each taking as many as divide both its length and the clocks
+/// left (`tseq n 0`, `tseq g 0 (sseq n/g)`, or `sseq n` once no clocks are left), so every
+/// clock is valid and the layout has exactly `atoms / s` lanes. This is how a frame
+/// streams: rows over time, each window in space (Aetherling's layouts for a map body's
+/// parameters follow its output this way).
+pub fn streaming_layout(t: &SeqType, s: u64) -> Option<Layout> {
+    let layers = seq_layers(t);
+    let mut left = s;
+    let mut forms = Vec::with_capacity(layers.len());
+    for n in layers {
+        let g = gcd(n, left);
+        forms.push(if g == 1 {
+            LayerForm::Space
+        } else if g == n {
+            LayerForm::Time { i: 0 }
+        } else {
+            LayerForm::TimeSpace {
+                no: g,
+                io: 0,
+                ni: n / g,
+            }
+        });
+        left /= g;
+    }
+    (left == 1).then(|| build_layout(t, &forms))
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// Every way to write `s` as an ordered product of `k` factors (one per layer).
 pub fn distributions(s: u64, k: usize) -> Vec<Vec<u64>> {
     if k == 0 {
@@ -459,6 +495,31 @@ mod tests {
         );
         assert!(!texts(&aetherling_layouts(&seq_int(12), 8))
             .contains(&"(tseq 4 0 (tseq 1 1 (sseq 3 int8)))".to_string()));
+    }
+
+    #[test]
+    fn streaming_layout_streams_the_outer_layers() {
+        let u = || SeqType::from(ScalarType::UInt32);
+        // A 1920x1080 frame's pair of rows of 3x3 windows at 16 pixels per clock: the
+        // windows in space, the rows over time. At most 4x the lanes (576) and the 12
+        // simplest candidates (every one with 256-480 lanes, its windows over time) missed
+        // it, so the camera's demosaic map had no parameter layout its body could take.
+        let win = SeqType::seq(3840, SeqType::seq(3, SeqType::seq(3, u())));
+        let want = "(tseq 240 0 (sseq 16 (sseq 3 (sseq 3 uint32))))";
+        assert_eq!(streaming_layout(&win, 240).unwrap().to_string(), want);
+        let first = texts(&tessera_layouts_first(&win, 240, 12, 576));
+        assert!(!first.contains(&want.to_string()), "{first:?}");
+        let frame = SeqType::seq(540, SeqType::seq(3840, u()));
+        assert_eq!(
+            streaming_layout(&frame, 129600).unwrap().to_string(),
+            "(tseq 540 0 (tseq 240 0 (sseq 16 uint32)))"
+        );
+        // Every clock valid, or none: 7 does not divide the frame's 2,073,600 atoms.
+        assert!(streaming_layout(&frame, 7).is_none());
+        assert_eq!(
+            streaming_layout(&seq_int(4), 1).unwrap().to_string(),
+            "(sseq 4 int8)"
+        );
     }
 
     #[test]

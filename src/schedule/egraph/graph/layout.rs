@@ -8,8 +8,24 @@ use crate::st::Layout;
 /// The ways the top `seq n e` layer of a layout `l` of type `(seq n e)` is laid out: the
 /// layer form and the element layout.
 pub fn split_top(l: &Layout, n: u64, e: &SeqType) -> Vec<(LayerForm, Layout)> {
+    split_top_by(l, n, &|x: &Layout| x.to_seq() == *e)
+}
+
+/// Whether `l` lays out the type `t` layer by layer: each `seq` layer of `t` in one of the
+/// layer forms [`split_top`] recognizes, its element laid out the same way (so a split
+/// layer counts: `(tseq 240 0 (sseq 16 x))` lays out a `(seq 3840 _)`, although its own
+/// type is `(seq 240 (seq 16 _))`), `stuple` layers as `stuple`s and atoms as themselves.
+pub fn lays_out(l: &Layout, t: &SeqType) -> bool {
+    match t {
+        SeqType::Seq(n, e) => !split_top_by(l, *n, &|x: &Layout| lays_out(x, e)).is_empty(),
+        SeqType::STuple(n, e) => matches!(l, Layout::STuple(m, le) if m == n && lays_out(le, e)),
+        _ => l.to_seq() == *t,
+    }
+}
+
+/// [`split_top`] with the test `is_e` of an element layout.
+fn split_top_by(l: &Layout, n: u64, is_e: &dyn Fn(&Layout) -> bool) -> Vec<(LayerForm, Layout)> {
     let mut out = Vec::new();
-    let is_e = |x: &Layout| x.to_seq() == *e;
     match l {
         Layout::SSeq(m, le) if *m == n && is_e(le) => out.push((LayerForm::Space, (**le).clone())),
         Layout::TSeq(m, i, inner) => {
@@ -142,4 +158,29 @@ fn fit_rec(dims: &mut Vec<Dim>, ty: &SeqType, atom: &Layout) -> Option<Layout> {
 /// the mixed forms) with at most `max_lanes` lanes, simplest first.
 pub fn candidates(t: &SeqType, s: u64, cap: usize, max_lanes: u64) -> Vec<Layout> {
     tessera_layouts_first(t, s, cap, max_lanes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::seq::types::ScalarType;
+
+    #[test]
+    fn a_split_element_lays_out_its_type() {
+        let u = || SeqType::from(ScalarType::UInt32);
+        let x = Layout::Scalar(ScalarType::UInt32);
+        // One pair of camera rows, 16 pixels per clock: a (seq 3840 _) in 240 clocks.
+        let row = Layout::tseq(240, 0, Layout::sseq(16, x.clone()));
+        let rt = SeqType::seq(3840, u());
+        assert!(lays_out(&row, &rt));
+        assert_ne!(row.to_seq(), rt);
+        // The demosaic's map over 540 such pairs: its top layer in time, each element
+        // split; the exact-type test of the lowering rules does not match it.
+        let frame = Layout::tseq(540, 0, row.clone());
+        assert!(lays_out(&frame, &SeqType::seq(540, rt.clone())));
+        assert!(split_top(&frame, 540, &rt).is_empty());
+        // Wrong lengths do not lay out the type.
+        assert!(!lays_out(&row, &SeqType::seq(3839, u())));
+        assert!(!lays_out(&Layout::tseq(7, 0, x), &SeqType::seq(8, u())));
+    }
 }

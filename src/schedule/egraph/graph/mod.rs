@@ -146,7 +146,9 @@ pub struct Bounds {
     /// Candidate layouts are at most this many times wider (lanes) than the value needs
     /// (its atoms over its clocks), unless the value is small ([`Bounds::small_value`]).
     pub lane_slack: u64,
-    /// A value of at most this many atoms may take any layout, however wide.
+    /// A value of at most this many atoms may take any layout, however wide; a larger one
+    /// also gets its streaming layout as its first candidate and maps over split elements
+    /// (`StreamGraph::split_element_type`).
     pub small_value: u64,
     /// Reshapes whose layouts share too little periodic structure to analyse them in fewer
     /// than this many atoms ([`crate::st::perm::Perm::reshape_analysis_atoms`]) are not offered.
@@ -263,7 +265,20 @@ impl<'a> StreamGraph<'a> {
         }
         let cap = self.bounds.candidates;
         let max_lanes = self.bounds.max_lanes(t, clocks);
-        let c = Rc::new(candidates(t, clocks, cap, max_lanes));
+        let mut c = candidates(t, clocks, cap, max_lanes);
+        // A large value's simplest candidates give the outer layers few clocks and the inner
+        // ones many (a 1920x1080 camera's row pair of 3x3 windows at 240 clocks: 256-480
+        // lanes, the windows over time), so its streaming layout (rows over time, windows in
+        // space: the layout Aetherling propagates into a map body) comes first: map bodies
+        // take the first `param_combos` candidates as their parameter layouts.
+        if t.atoms() > self.bounds.small_value {
+            if let Some(l) = crate::schedule::slowdown::streaming_layout(t, clocks) {
+                c.retain(|x| *x != l);
+                c.insert(0, l);
+                c.truncate(cap);
+            }
+        }
+        let c = Rc::new(c);
         self.cands.insert((t.clone(), clocks), c.clone());
         c
     }
@@ -423,6 +438,25 @@ impl<'a> StreamGraph<'a> {
         }
     }
 
+    /// For a view `tseq n i le` of a large `(seq n e)` whose element layout `le` lays out
+    /// `e` with a split layer (`(tseq 540 0 (tseq 240 0 (sseq 16 x)))` for a
+    /// `(seq 540 (seq 3840 _))`: each element streams over 240 clocks in 16 lanes), the type
+    /// `(seq n T(le))` a map is lowered as, so its time rule matches with the body's result
+    /// in `le`. The lowering rules match an element layout of the element type itself, and
+    /// no such layout of a `seq 3840` spans 240 clocks.
+    fn split_element_type(&self, ty: &SeqType, l: &Layout) -> Option<SeqType> {
+        if ty.atoms() <= self.bounds.small_value {
+            return None;
+        }
+        let (n, e) = ty.as_seq()?;
+        match l {
+            Layout::TSeq(m, _, le) if *m == n && le.to_seq() != *e && layout::lays_out(le, e) => {
+                Some(SeqType::seq(n, le.to_seq()))
+            }
+            _ => None,
+        }
+    }
+
     /// Lowers one phase-1 e-node into stream class `idx` in the exact layout `l`.
     fn lower_enode(&mut self, idx: usize, ctx: usize, ty: &SeqType, l: &Layout, enode: &SeqLang) {
         match enode {
@@ -434,12 +468,15 @@ impl<'a> StreamGraph<'a> {
             | SeqLang::ATuple(_)
             | SeqLang::STuple(_)
             | SeqLang::STupleAppend(_) => self.lower_leaf(idx, ctx, l, enode),
-            SeqLang::Map(_)
-            | SeqLang::Map2(_)
-            | SeqLang::Reduce(_)
-            | SeqLang::Down(_)
-            | SeqLang::Up(_)
-            | SeqLang::Shift(_) => self.lower_by_rules(idx, ctx, ty, l, enode),
+            SeqLang::Map(_) | SeqLang::Map2(_) => {
+                self.lower_by_rules(idx, ctx, ty, l, enode);
+                if let Some(vt) = self.split_element_type(ty, l) {
+                    self.lower_by_rules(idx, ctx, &vt, l, enode);
+                }
+            }
+            SeqLang::Reduce(_) | SeqLang::Down(_) | SeqLang::Up(_) | SeqLang::Shift(_) => {
+                self.lower_by_rules(idx, ctx, ty, l, enode)
+            }
             SeqLang::Partition(_)
             | SeqLang::Unpartition(_)
             | SeqLang::STupleToSeq(_)
