@@ -15,8 +15,9 @@ use tessera::rtl::{emit, RtlOptions};
 use tessera::seq::build;
 use tessera::seq::op::Op;
 use tessera::seq::types::ScalarType;
+use tessera::seq::Program;
 use tessera::st::perm::Perm;
-use tessera::st::{Layout, StOp};
+use tessera::st::{Design, Layout, StOp};
 
 fn work(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -224,27 +225,8 @@ fn line_buffers_are_ram_delay_lines_and_simulate_in_both_simulators() {
         "{}",
         rtl.verilog
     );
-    if !require_tool(&["iverilog", "vvp", "verilator"], "line buffer simulation") {
-        return;
-    }
-    for sim in [Simulator::Icarus, Simulator::Verilator] {
-        let opts = VerifyOptions {
-            sim,
-            seed: 5,
-            frames: 2,
-            ..VerifyOptions::default()
-        };
-        let v = verify_rtl(&d, &p, &work(&format!("linebuf_{}", sim.name())), &opts).unwrap();
-        assert!(
-            v.passed(),
-            "{}: {:?} {:#?}",
-            sim.name(),
-            v.lint,
-            v.mismatches
-        );
-        // the first two rows of each frame are don't-care (shifted-in), the rest is compared
-        assert_eq!(v.atoms_checked, 2 * (256 - 128), "{}", v.atoms_checked);
-    }
+    // the first two rows of each frame are don't-care (shifted-in), the rest is compared
+    verify_in_both_simulators(&d, &p, "linebuf", 5, 2 * (256 - 128));
 }
 
 /// `x + shift w x + shift w (shift w x)` over `rows` rows of `w` uint8 pixels, one per clock.
@@ -313,17 +295,23 @@ fn line_buffers_on_sparse_layouts_store_valid_atoms_only() {
         "{}",
         rtl.verilog
     );
+    verify_in_both_simulators(&d, &p, "linebuf_gap", 7, 2 * (256 - 128));
+}
+
+/// Simulates `d` in Icarus and in Verilator on two frames against `p` (skipped without the
+/// tools): every compared atom must match, and `checked` atoms are compared.
+fn verify_in_both_simulators(d: &Design, p: &Program, name: &str, seed: u64, checked: u64) {
     if !require_tool(&["iverilog", "vvp", "verilator"], "line buffer simulation") {
         return;
     }
     for sim in [Simulator::Icarus, Simulator::Verilator] {
         let opts = VerifyOptions {
             sim,
-            seed: 7,
+            seed,
             frames: 2,
             ..VerifyOptions::default()
         };
-        let v = verify_rtl(&d, &p, &work(&format!("linebuf_gap_{}", sim.name())), &opts).unwrap();
+        let v = verify_rtl(d, p, &work(&format!("{name}_{}", sim.name())), &opts).unwrap();
         assert!(
             v.passed(),
             "{}: {:?} {:#?}",
@@ -331,7 +319,7 @@ fn line_buffers_on_sparse_layouts_store_valid_atoms_only() {
             v.lint,
             v.mismatches
         );
-        assert_eq!(v.atoms_checked, 2 * (256 - 128), "{}", v.atoms_checked);
+        assert_eq!(v.atoms_checked, checked, "{}", v.atoms_checked);
     }
 }
 
