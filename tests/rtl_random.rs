@@ -424,6 +424,18 @@ fn serializers_and_tuple_conversions() {
     }
 }
 
+/// The identity program beside a design that reshapes its input from `a` to `b`.
+fn reshape_pair(name: &str, a: &Layout, b: &Layout) -> (Program, Design) {
+    let mut pr = Pair::new(name);
+    let (pi, di) = pr.input("I", a);
+    let op = StOp::Reshape {
+        from: a.clone(),
+        to: b.clone(),
+    };
+    let dout = pr.d.add(op, &[di]).unwrap();
+    pr.finish(pi, dout)
+}
+
 #[test]
 fn reshapes_between_random_layouts() {
     if !tools() {
@@ -435,18 +447,7 @@ fn reshapes_between_random_layouts() {
     for k in 0..(3 * INSTANCES) {
         let g = rng.pick(&pool);
         let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
-        let mut pr = Pair::new("reshape");
-        let (pi, di) = pr.input("I", &a);
-        let dout =
-            pr.d.add(
-                StOp::Reshape {
-                    from: a.clone(),
-                    to: b.clone(),
-                },
-                &[di],
-            )
-            .unwrap();
-        let (p, d) = pr.finish(pi, dout);
+        let (p, d) = reshape_pair("reshape", &a, &b);
         let f = frames(&mut rng);
         seen.extend(check_rtl(&p, &d, k, f, "reshape"));
     }
@@ -473,18 +474,7 @@ fn reshapes_from_sparse_layouts_as_gated_delay_lines() {
         if (0..a.clocks()).all(|c| a.is_valid_clock(c)) {
             continue;
         }
-        let mut pr = Pair::new("reshape_gated");
-        let (pi, di) = pr.input("I", &a);
-        let dout =
-            pr.d.add(
-                StOp::Reshape {
-                    from: a.clone(),
-                    to: b.clone(),
-                },
-                &[di],
-            )
-            .unwrap();
-        let (p, d) = pr.finish(pi, dout);
+        let (p, d) = reshape_pair("reshape_gated", &a, &b);
         let dir = work("reshape_gated", k);
         let opts = VerifyOptions {
             seed: k,
