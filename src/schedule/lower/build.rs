@@ -23,7 +23,7 @@ impl Instance {
         let mut k = 0;
         for n in &r.needs {
             if let Need::In { input, .. } = n {
-                let var = r.input_vars()[*input];
+                let var = r.inputs[*input];
                 let node = *kids
                     .get(k)
                     .ok_or_else(|| format!("lowering `{}`: too few producers", r.name))?;
@@ -38,40 +38,38 @@ impl Instance {
     /// `(map_t 4 0 (fn (?a) (map_s 2 ?f ?a)) ?x)`.
     pub fn show(&self) -> String {
         let r = self.rule();
-        show_term(&r.st, &self.env, &r.vars, &body_name(r, &r.vars))
+        let body = r.body.map_or("", |v| r.vars[v].as_str());
+        show_term(&r.st, &self.env, &r.vars, body)
     }
 }
 
 /// The values the term of `rule` takes under `env`, in term order (numbers, layouts and
 /// inits): two rules of one [`super::LowerRule::shape`] build the same term exactly when
-/// these are equal.
-pub(super) fn term_leaves(rule: &super::LowerRule, env: &Env) -> Vec<Bound> {
-    fn walk(t: &Term, env: &Env, out: &mut Vec<Bound>) {
+/// these are equal. `None` if a number or layout of the term is undefined under `env`.
+pub(super) fn term_leaves(rule: &super::LowerRule, env: &Env) -> Option<Vec<Bound>> {
+    fn walk(t: &Term, env: &Env, out: &mut Vec<Bound>) -> Option<()> {
         if let Term::Op(_, args) = t {
             for a in args {
                 match a {
-                    TArg::Num(e) => out.push(Bound::Num(e.eval(env).unwrap_or(u64::MAX))),
-                    TArg::Nums(es) => out.extend(
-                        es.iter()
-                            .map(|e| Bound::Num(e.eval(env).unwrap_or(u64::MAX))),
-                    ),
-                    TArg::Lay(p) => out.push(match p.build(env) {
-                        Ok(l) => Bound::Lay(l),
-                        Err(_) => Bound::Init(None),
-                    }),
-                    TArg::Init { var, wrap } => {
-                        out.push(Bound::Init(init(*var, *wrap, env).ok().flatten()))
+                    TArg::Num(e) => out.push(Bound::Num(e.eval(env)?)),
+                    TArg::Nums(es) => {
+                        for e in es {
+                            out.push(Bound::Num(e.eval(env)?));
+                        }
                     }
+                    TArg::Lay(p) => out.push(Bound::Lay(p.build(env).ok()?)),
+                    TArg::Init { var, wrap } => out.push(Bound::Init(init(*var, *wrap, env).ok()?)),
                     TArg::Body => {}
-                    TArg::Fn(_, inner) => walk(inner, env, out),
-                    TArg::Input(x) => walk(x, env, out),
+                    TArg::Fn(_, inner) => walk(inner, env, out)?,
+                    TArg::Input(x) => walk(x, env, out)?,
                 }
             }
         }
+        Some(())
     }
     let mut out = Vec::new();
-    walk(&rule.st, env, &mut out);
-    out
+    walk(&rule.st, env, &mut out)?;
+    Some(out)
 }
 
 /// The term as written with its variables renamed by first occurrence and its producers
@@ -139,17 +137,7 @@ pub(super) fn symbolic_term(rule: &super::LowerRule) -> String {
             }
         }
     }
-    term(&rule.st, &rule.input_vars(), &mut Vec::new())
-}
-
-/// The name of the rule's body variable (`?f`), if the operator has a body.
-fn body_name(rule: &super::LowerRule, names: &[String]) -> String {
-    rule.head
-        .roles()
-        .iter()
-        .zip(&rule.seq_vars)
-        .find(|(r, _)| **r == super::Role::Body)
-        .map_or_else(String::new, |(_, v)| names[*v].clone())
+    term(&rule.st, &rule.inputs, &mut Vec::new())
 }
 
 fn num(e: &super::Expr, env: &Env) -> Result<u64, String> {

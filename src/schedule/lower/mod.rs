@@ -195,6 +195,11 @@ pub struct LowerRule {
     pub head: SeqHead,
     /// The variable of each of the operator's arguments (in [`SeqHead::roles`] order).
     pub seq_vars: Vec<usize>,
+    /// The variables of the operator's producers, in argument order (what
+    /// [`Need::In::input`] indexes).
+    pub inputs: Vec<usize>,
+    /// The variable of the operator's function body, for higher-order operators.
+    pub body: Option<usize>,
     /// The output layout.
     pub out: LayPat,
     /// Side conditions.
@@ -322,11 +327,13 @@ impl std::hash::Hash for Instance {
 }
 
 impl Instance {
-    /// The instance of rule `rule` (an index in [`rules()`]) with the bindings `env`.
-    pub fn new(rule: usize, env: Env) -> Instance {
+    /// The instance of rule `rule` (an index in [`rules()`]) with the bindings `env`;
+    /// `None` if its term is undefined under them (a variable unbound, a number out of
+    /// range).
+    pub fn new(rule: usize, env: Env) -> Option<Instance> {
         let r = &rules().rules[rule];
-        let key = (r.shape, build::term_leaves(r, &env));
-        Instance { rule, env, key }
+        let key = (r.shape, build::term_leaves(r, &env)?);
+        Some(Instance { rule, env, key })
     }
 
     /// The rule.
@@ -335,7 +342,7 @@ impl Instance {
     }
 
     /// The layouts of the rule's needs (inputs and body), in the rule's order.
-    pub fn need_layouts(&self) -> Result<Vec<(Need, Vec<Layout>)>, String> {
+    pub fn need_layouts(&self) -> Result<Vec<(&'static Need, Vec<Layout>)>, String> {
         let r = self.rule();
         r.needs
             .iter()
@@ -351,24 +358,13 @@ impl Instance {
                         v
                     }
                 };
-                Ok((n.clone(), ls))
+                Ok((n, ls))
             })
             .collect()
     }
 }
 
 impl LowerRule {
-    /// The variables of the operator's producers, in argument order.
-    pub fn input_vars(&self) -> Vec<usize> {
-        self.head
-            .roles()
-            .iter()
-            .zip(&self.seq_vars)
-            .filter(|(r, _)| **r == Role::Input)
-            .map(|(_, v)| *v)
-            .collect()
-    }
-
     /// Matches the output layout `l` of an operator with arguments `args`: the partial
     /// binding (choice variables unbound) if the rule applies.
     pub fn match_out(&self, args: &SeqArgs, l: &Layout) -> Option<Env> {

@@ -279,7 +279,7 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
             }
             Some("in") if xs.len() == 3 => {
                 let v = rd.var(&xs[1])?;
-                needs.push((c, v, Need::In { input: usize::MAX, layout: rd.layout(&xs[2])? }));
+                needs.push((c, v, vec![rd.layout(&xs[2])?], None));
             }
             Some("body") if xs.len() == 4 => {
                 let v = rd.var(&xs[1])?;
@@ -287,7 +287,7 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
                     .list()
                     .ok_or_else(|| rd.err(&xs[2], "expected the parameter layouts `(L ...)`"))?;
                 let params = ps.iter().map(|p| rd.layout(p)).collect::<R<Vec<_>>>()?;
-                needs.push((c, v, Need::Body { params, out: rd.layout(&xs[3])? }));
+                needs.push((c, v, params, Some(rd.layout(&xs[3])?)));
             }
             Some("st") if xs.len() == 2 => st = Some(xs[1].clone()),
             _ => {
@@ -348,9 +348,12 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
     let mut seen_inputs = Vec::new();
     let mut seen_body = false;
     let mut out_needs = Vec::new();
-    for (c, v, need) in needs {
-        match need {
-            Need::In { layout, .. } => {
+    // Each clause read above: its form, its variable, its layouts (an `in` clause's one,
+    // a body's parameters) and a body's result layout.
+    for (c, v, mut layouts, body_out) in needs {
+        match body_out {
+            None => {
+                let layout = layouts.remove(0);
                 let Some(k) = inputs.iter().position(|x| *x == v) else {
                     return Err(rd.err(
                         c,
@@ -372,7 +375,7 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
                 check_layout(&rd, c, &layout, &bound)?;
                 out_needs.push(Need::In { input: k, layout });
             }
-            Need::Body { params, out } => {
+            Some(out) => {
                 if Some(v) != body_var || seen_body {
                     return Err(rd.err(
                         c,
@@ -384,7 +387,10 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
                     ));
                 }
                 seen_body = true;
-                out_needs.push(Need::Body { params, out });
+                out_needs.push(Need::Body {
+                    params: layouts,
+                    out,
+                });
             }
         }
     }
@@ -419,6 +425,8 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
         file: file.to_string(),
         head,
         seq_vars,
+        inputs,
+        body: body_var,
         out,
         conds,
         needs: out_needs,

@@ -63,7 +63,9 @@ impl StreamGraph<'_> {
                 continue;
             };
             for env in envs {
-                let inst = Instance::new(ri, env);
+                let Some(inst) = Instance::new(ri, env) else {
+                    continue;
+                };
                 let Ok(needs) = inst.need_layouts() else {
                     continue;
                 };
@@ -72,7 +74,7 @@ impl StreamGraph<'_> {
                 let complete = needs.into_iter().all(|(need, mut ls)| match need {
                     Need::In { input, .. } => {
                         let lx = ls.remove(0);
-                        self.request(ctx, inputs[input], &lx)
+                        self.request(ctx, inputs[*input], &lx)
                             .map(|k| kids.push((k, lx)))
                             .is_some()
                     }
