@@ -203,18 +203,8 @@ fn reshape_storage_equals_the_minimum_and_simulates() {
 fn line_buffers_are_ram_delay_lines_and_simulate_in_both_simulators() {
     let (p, d) = line_buffer_design(64, 4);
     let rtl = emit(&d).unwrap();
-    let shifts: Vec<_> = rtl
-        .nodes
-        .iter()
-        .filter(|n| n.op.starts_with("shift_t"))
-        .collect();
-    assert_eq!(shifts.len(), 2);
-    for s in &shifts {
-        assert_eq!(s.generator, "delay-taps");
-        // a delay of 64 clocks of 8 bits: 63 words in memory plus the read register
-        assert_eq!(s.storage.ram_bits, 63 * 8, "{s:?}");
-        assert_eq!(s.storage.ff_bits, 8, "{s:?}");
-    }
+    // a delay of 64 clocks of 8 bits
+    assert_one_row_delay_lines(&rtl);
     assert!(
         rtl.verilog.contains("reg [7:0] n0_mem64 [0:62];"),
         "{}",
@@ -230,40 +220,37 @@ fn line_buffers_are_ram_delay_lines_and_simulate_in_both_simulators() {
 }
 
 /// `x + shift w x + shift w (shift w x)` over `rows` rows of `w` uint8 pixels, one per clock.
-pub fn line_buffer_design(w: u64, rows: u64) -> (tessera::seq::Program, tessera::st::Design) {
+pub fn line_buffer_design(w: u64, rows: u64) -> (Program, Design) {
     let n = w * rows;
-    let l = Layout::tseq(n, 0, ScalarType::UInt8.into());
-    let mut pr = Pair::new("rows3");
-    let (pi, di) = pr.input("I", &l);
-    let p1 = build::apply(
-        &mut pr.p,
-        Op::Shift {
-            n,
-            amount: w,
-            init: None,
-        },
-        &[pi],
-    )
-    .unwrap();
-    let p2 = build::apply(
-        &mut pr.p,
-        Op::Shift {
-            n,
-            amount: w,
-            init: None,
-        },
-        &[p1],
-    )
-    .unwrap();
-    let s = seq_deep2(&mut pr.p, pi, p1, &seq_add);
-    let po = seq_deep2(&mut pr.p, s, p2, &seq_add);
+    let px: Layout = ScalarType::UInt8.into();
     let shift = |amount| StOp::ShiftT {
         n,
         i: 0,
         amount,
-        elem: ScalarType::UInt8.into(),
+        elem: px.clone(),
         init: None,
     };
+    vertical_sum("rows3", Layout::tseq(n, 0, px.clone()), w, &shift)
+}
+
+/// The vertical sum `x + shift w x + shift w (shift w x)` of an input laid out as `l`, the
+/// design's shifts made by `shift` (given the amount).
+fn vertical_sum(name: &str, l: Layout, w: u64, shift: &dyn Fn(u64) -> StOp) -> (Program, Design) {
+    let n = l.atoms();
+    let mut pr = Pair::new(name);
+    let (pi, di) = pr.input("I", &l);
+    let seq_shift = |p: &mut Program, x| {
+        let op = Op::Shift {
+            n,
+            amount: w,
+            init: None,
+        };
+        build::apply(p, op, &[x]).unwrap()
+    };
+    let p1 = seq_shift(&mut pr.p, pi);
+    let p2 = seq_shift(&mut pr.p, p1);
+    let s = seq_deep2(&mut pr.p, pi, p1, &seq_add);
+    let po = seq_deep2(&mut pr.p, s, p2, &seq_add);
     let d1 = pr.d.add(shift(w), &[di]).unwrap();
     let d2 = pr.d.add(shift(w), &[d1]).unwrap();
     let s = st_deep2(&mut pr.d, di, d1, &st_add);
@@ -271,14 +258,9 @@ pub fn line_buffer_design(w: u64, rows: u64) -> (tessera::seq::Program, tessera:
     pr.finish(po, dout)
 }
 
-/// The line buffers of the same vertical sum at 1/3 pixel per clock, `(tseq n 0 (tseq 1 2
-/// uint8))`: a row is 64 pixels but 192 clocks. The delay lines shift on valid clocks only,
-/// so each stores one row of pixels (63 words of memory plus the read register), not 192
-/// clocks; the RTL matches the interpreter in Icarus and in Verilator.
-#[test]
-fn line_buffers_on_sparse_layouts_store_valid_atoms_only() {
-    let (p, d) = line_buffer_design_gap(64, 4, 2);
-    let rtl = emit(&d).unwrap();
+/// The two row delays of a vertical sum over 64-pixel rows are delay taps storing one row
+/// of bytes each: 63 words of memory plus the read register.
+fn assert_one_row_delay_lines(rtl: &tessera::rtl::Rtl) {
     let shifts: Vec<_> = rtl
         .nodes
         .iter()
@@ -290,6 +272,18 @@ fn line_buffers_on_sparse_layouts_store_valid_atoms_only() {
         assert_eq!(s.storage.ram_bits, 63 * 8, "{s:?}");
         assert_eq!(s.storage.ff_bits, 8, "{s:?}");
     }
+}
+
+/// The line buffers of the same vertical sum at 1/3 pixel per clock, `(tseq n 0 (tseq 1 2
+/// uint8))`: a row is 64 pixels but 192 clocks. The delay lines shift on valid clocks only,
+/// so each stores one row of pixels (63 words of memory plus the read register), not 192
+/// clocks; the RTL matches the interpreter in Icarus and in Verilator.
+#[test]
+fn line_buffers_on_sparse_layouts_store_valid_atoms_only() {
+    let (p, d) = line_buffer_design_gap(64, 4, 2);
+    let rtl = emit(&d).unwrap();
+    // a delay of 64 valid clocks (192 clocks) of 8 bits
+    assert_one_row_delay_lines(&rtl);
     assert!(
         rtl.verilog.contains("reg [7:0] n0_gmem64 [0:62];"),
         "{}",
@@ -324,32 +318,9 @@ fn verify_in_both_simulators(d: &Design, p: &Program, name: &str, seed: u64, che
 }
 
 /// [`line_buffer_design`] with `gap` invalid clocks after every pixel.
-pub fn line_buffer_design_gap(
-    w: u64,
-    rows: u64,
-    gap: u64,
-) -> (tessera::seq::Program, tessera::st::Design) {
+pub fn line_buffer_design_gap(w: u64, rows: u64, gap: u64) -> (Program, Design) {
     let n = w * rows;
     let px: Layout = ScalarType::UInt8.into();
-    let l = Layout::tseq(n, 0, Layout::tseq(1, gap, px.clone()));
-    let mut pr = Pair::new("rows3_gap");
-    let (pi, di) = pr.input("I", &l);
-    let shift = |p: &mut tessera::seq::Program, x| {
-        build::apply(
-            p,
-            Op::Shift {
-                n,
-                amount: w,
-                init: None,
-            },
-            &[x],
-        )
-        .unwrap()
-    };
-    let p1 = shift(&mut pr.p, pi);
-    let p2 = shift(&mut pr.p, p1);
-    let s = seq_deep2(&mut pr.p, pi, p1, &seq_add);
-    let po = seq_deep2(&mut pr.p, s, p2, &seq_add);
     let shift = |amount| StOp::ShiftTN {
         no: n,
         io: 0,
@@ -359,11 +330,8 @@ pub fn line_buffer_design_gap(
         elem: px.clone(),
         init: None,
     };
-    let d1 = pr.d.add(shift(w), &[di]).unwrap();
-    let d2 = pr.d.add(shift(w), &[d1]).unwrap();
-    let s = st_deep2(&mut pr.d, di, d1, &st_add);
-    let dout = st_deep2(&mut pr.d, s, d2, &st_add);
-    pr.finish(po, dout)
+    let l = Layout::tseq(n, 0, Layout::tseq(1, gap, px.clone()));
+    vertical_sum("rows3_gap", l, w, &shift)
 }
 
 #[test]
