@@ -12,11 +12,13 @@
 //! slower run can be told apart from a bigger graph.
 //!
 //! - `big/...`: one 1920x1080 app, `big_real_32_conv2d`: `schedule` at its fastest paper
-//!   slowdown (s = 129600, 16 pixels per clock) and `explore` over its two fastest paper
-//!   slowdowns (129600, 259200). Every default slowdown of a 1920x1080 frame (every divisor
-//!   of its 2,073,600 clocks) is out of reach, and the slower paper slowdowns take minutes
-//!   each (`docs/results.md` gives every paper slowdown's compile time); ten samples of
-//!   these two cases already take several minutes (`cargo bench --bench schedule -- big`).
+//!   slowdown (s = 129600, 16 pixels per clock; as a lone `schedule` it also schedules its
+//!   four largest burst sources, the default slowdowns dividing 129600) and `explore` over
+//!   its two fastest paper slowdowns (129600, 259200). Every default slowdown of a 1920x1080
+//!   frame (every divisor of its 2,073,600 clocks) is out of reach, and the slower paper
+//!   slowdowns take longer (`docs/results.md` gives every paper slowdown's compile time);
+//!   ten samples of these two cases already take several minutes
+//!   (`cargo bench --bench schedule -- big`).
 //!
 //! Ten samples each, one iteration per sample: `cargo bench --bench schedule` (a case can
 //! be picked by name: `cargo bench --bench schedule -- explore/conv2d`).
