@@ -1,18 +1,13 @@
-//! Layout fitting helpers: splitting the top layer of a layout ([`split_top`]), fitting a
-//! normal form to a type ([`fit`]) and the candidate layouts of a type ([`candidates`]).
+//! Layout fitting helpers: the layer forms of a layout's top layer ([`split_top_by`],
+//! [`lays_out`]), fitting a normal form to a type ([`fit`]) and the candidate layouts of a
+//! type ([`candidates`]).
 
 use super::super::super::slowdown::{tessera_layouts_first, LayerForm};
 use crate::seq::types::SeqType;
 use crate::st::Layout;
 
-/// The ways the top `seq n e` layer of a layout `l` of type `(seq n e)` is laid out: the
-/// layer form and the element layout.
-pub fn split_top(l: &Layout, n: u64, e: &SeqType) -> Vec<(LayerForm, Layout)> {
-    split_top_by(l, n, &|x: &Layout| x.to_seq() == *e)
-}
-
 /// Whether `l` lays out the type `t` layer by layer: each `seq` layer of `t` in one of the
-/// layer forms [`split_top`] recognizes, its element laid out the same way (so a split
+/// layer forms [`split_top_by`] recognizes, its element laid out the same way (so a split
 /// layer counts: `(tseq 240 0 (sseq 16 x))` lays out a `(seq 3840 _)`, although its own
 /// type is `(seq 240 (seq 16 _))`), `stuple` layers as `stuple`s and atoms as themselves.
 pub fn lays_out(l: &Layout, t: &SeqType) -> bool {
@@ -23,8 +18,15 @@ pub fn lays_out(l: &Layout, t: &SeqType) -> bool {
     }
 }
 
-/// [`split_top`] with the test `is_e` of an element layout.
-fn split_top_by(l: &Layout, n: u64, is_e: &dyn Fn(&Layout) -> bool) -> Vec<(LayerForm, Layout)> {
+/// The ways the top `seq n _` layer of a layout `l` is laid out (space, time, time-space,
+/// two or three nested time layers, mixed), each with its element layout, keeping those
+/// whose element layout passes `is_e`. The lowering rules match the same forms
+/// (`rules/lower/`); this serves [`lays_out`].
+pub(super) fn split_top_by(
+    l: &Layout,
+    n: u64,
+    is_e: &dyn Fn(&Layout) -> bool,
+) -> Vec<(LayerForm, Layout)> {
     let mut out = Vec::new();
     match l {
         Layout::SSeq(m, le) if *m == n && is_e(le) => out.push((LayerForm::Space, (**le).clone())),
@@ -178,7 +180,7 @@ mod tests {
         // split; the exact-type test of the lowering rules does not match it.
         let frame = Layout::tseq(540, 0, row.clone());
         assert!(lays_out(&frame, &SeqType::seq(540, rt.clone())));
-        assert!(split_top(&frame, 540, &rt).is_empty());
+        assert!(split_top_by(&frame, 540, &|x: &Layout| x.to_seq() == rt).is_empty());
         // Wrong lengths do not lay out the type.
         assert!(!lays_out(&row, &SeqType::seq(3839, u())));
         assert!(!lays_out(&Layout::tseq(7, 0, x), &SeqType::seq(8, u())));

@@ -30,7 +30,7 @@ mod rule;
 mod tests;
 
 pub use how::{emit, How};
-pub use layout::{candidates, fit, split_top};
+pub use layout::{candidates, fit};
 
 use crate::egraph::analysis::{SeqEGraph, Sort};
 use crate::egraph::lang::SeqLang;

@@ -4,6 +4,7 @@ use super::*;
 use crate::schedule::slowdown::tessera_layouts;
 use crate::schedule::slowdown::LayerForm;
 use crate::seq::types::ScalarType;
+use layout::split_top_by;
 
 fn u8t() -> SeqType {
     SeqType::Scalar(ScalarType::ALL[0])
@@ -44,6 +45,8 @@ fn fit_cuts_normal_forms_at_type_layers() {
 fn split_top_finds_every_form() {
     let a = Layout::Scalar(ScalarType::ALL[0]);
     let e = u8t();
+    let split_top =
+        |l: &Layout, n: u64, e: &SeqType| split_top_by(l, n, &|x: &Layout| x.to_seq() == *e);
     let ts = Layout::tseq(2, 1, Layout::sseq(4, a.clone()));
     assert_eq!(
         split_top(&ts, 8, &e),
