@@ -96,14 +96,23 @@ fn rand_case(rng: &mut Rng, head: SeqHead, e: &SeqType) -> Case {
             let init = rng.coin().then(|| random_value(e, rng));
             (vec![n, rng.range(0, n)], init, vec![seq(n)])
         }
+        SeqHead::Transpose => {
+            let ni = rng.range(1, 8);
+            (
+                vec![n, ni],
+                None,
+                vec![SeqType::seq(n, SeqType::seq(ni, e.clone()))],
+            )
+        }
+    };
+    // The output's element: a transpose's is a whole row (`seq no e`).
+    let elem = match head {
+        SeqHead::Transpose => seq(n),
+        _ => e.clone(),
     };
     Case {
-        out_len: head.out_len(n),
-        args: SeqArgs {
-            nums,
-            init,
-            elem: e.clone(),
-        },
+        out_len: head.out_len(&nums).expect("every number is given"),
+        args: SeqArgs { nums, init, elem },
         inputs,
         leaf,
     }
@@ -150,6 +159,15 @@ fn program(head: SeqHead, c: &Case) -> Program {
         )
         .unwrap(),
         SeqHead::Up => build::apply(&mut p, Op::Up { n }, &[xs[0]]).unwrap(),
+        SeqHead::Transpose => build::apply(
+            &mut p,
+            Op::Transpose {
+                no: n,
+                ni: c.args.nums[1],
+            },
+            &[xs[0]],
+        )
+        .unwrap(),
         SeqHead::Shift => build::apply(
             &mut p,
             Op::Shift {
@@ -232,8 +250,12 @@ fn check_rule(ri: usize, rule: &LowerRule) {
             rule.name
         );
         let s = scalar(&mut rng);
-        let le = rand_layout(&mut rng, 2, s);
+        let mut le = rand_layout(&mut rng, 2, s);
         let c = rand_case(&mut rng, rule.head, &le.to_seq());
+        if rule.head == SeqHead::Transpose {
+            // The output's element is a row of `no` elements.
+            le = rand_top(&mut rng, c.args.nums[0], &le, 2);
+        }
         let max_idle = if c.out_len == 1 {
             2 * c.args.nums[0]
         } else {
@@ -285,7 +307,9 @@ fn every_lowering_rule_matches_the_interpreter_on_random_instances() {
 fn every_operator_has_a_rule_for_each_output_form() {
     // Which output forms of a length-4 top layer (length 1 for reduce and down_1d) some rule
     // lowers: reference §4.5's space, time and partially parallel forms for every
-    // operator, nested time layers except for up_1d, the mixed form for the maps only.
+    // operator, nested time layers except for up_1d, the mixed form for the maps only. A
+    // transpose (3 rows of 4) has a rule for each layer in space or time; its partially
+    // parallel forms are reshapes of those.
     let rs = rules();
     let e = Layout::Scalar(tessera::seq::types::ScalarType::Int8);
     let (t, s) = (Layout::tseq, Layout::sseq);
@@ -303,20 +327,35 @@ fn every_operator_has_a_rule_for_each_output_form() {
         ("time over one lane", t(1, 1, s(1, e.clone()))),
         ("time-time", t(1, 1, t(1, 1, e.clone()))),
     ];
+    let rows = [
+        ("space over space", s(4, s(3, e.clone()))),
+        ("time over space", t(4, 1, s(3, e.clone()))),
+        ("space over time", s(4, t(3, 1, e.clone()))),
+        ("time over time", t(4, 1, t(3, 0, e.clone()))),
+        (
+            "partially parallel over space",
+            t(2, 0, s(2, s(3, e.clone()))),
+        ),
+    ];
     for head in SeqHead::ALL {
         let (forms, unlowered): (&[(&str, Layout)], &[&str]) = match head {
             SeqHead::Map | SeqHead::Map2 => (&wide, &[]),
             SeqHead::Shift => (&wide, &["mixed"]),
             SeqHead::Up => (&wide, &["time-time", "mixed"]),
             SeqHead::Reduce | SeqHead::Down => (&one, &[]),
+            SeqHead::Transpose => (&rows, &["partially parallel over space"]),
         };
         let args = SeqArgs {
             nums: match head {
                 SeqHead::Down | SeqHead::Shift => vec![4, 1],
+                SeqHead::Transpose => vec![3, 4],
                 _ => vec![4],
             },
             init: None,
-            elem: e.to_seq(),
+            elem: match head {
+                SeqHead::Transpose => SeqType::seq(3, e.to_seq()),
+                _ => e.to_seq(),
+            },
         };
         for (form, l) in forms {
             let matched: Vec<&str> = rs

@@ -126,3 +126,42 @@ fn scheduled_convolution_multiplies_by_constants_without_multipliers() {
     assert!(v.passed(), "{:?} {:#?}", v.lint, v.mismatches);
     assert!(v.atoms_checked > 100);
 }
+
+/// Programs with `transpose` and `hmap` (the Stencil seed's own `Stencil_1d`), scheduled by
+/// the e-graph scheduler at their fastest, a middle and their slowest default slowdown: the
+/// Verilog simulates equal to the interpreter.
+#[test]
+fn scheduled_transposes_and_hmaps_simulate_equal_to_the_interpreter() {
+    if !require_tool(&["iverilog", "vvp", "verilator"], "transposes and hmaps") {
+        return;
+    }
+    let o = tessera::schedule::egraph::Options::default();
+    for name in [
+        "transpose_nesting_lhs",
+        "transpose_nesting_rhs",
+        "stencil1d_nesting_lhs",
+        "shift_nesting_rhs",
+    ] {
+        let path = root().join(format!("examples/derivations/{name}.seq"));
+        let p = tessera::seq::load_program(&path).unwrap();
+        let all = tessera::schedule::slowdown::default_slowdowns(&p);
+        for s in [all[0], all[all.len() / 2], all[all.len() - 1]] {
+            let got = tessera::schedule::egraph::schedule(&p, s, &o)
+                .unwrap_or_else(|e| panic!("{name} at {s}: {e}"));
+            let opts = VerifyOptions {
+                seed: s,
+                frames: 2,
+                ..VerifyOptions::default()
+            };
+            let dir = work(&format!("{name}_s{s}"));
+            let v = verify_rtl(&got.design, &p, &dir, &opts).unwrap();
+            assert!(
+                v.passed(),
+                "{name} at {s} (dir {}): {:?} {:#?}",
+                dir.display(),
+                v.lint,
+                v.mismatches
+            );
+        }
+    }
+}

@@ -456,6 +456,26 @@ fn reshapes_between_random_layouts() {
     }
 }
 
+#[test]
+fn transposes_between_random_layouts() {
+    if !tools() {
+        return;
+    }
+    let pool = layout_pool();
+    let mut rng = Rng::new(112);
+    let mut seen = BTreeSet::new();
+    for k in 0..(3 * INSTANCES) {
+        let g = rng.pick(&pool);
+        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (p, d) = transpose_pair(&mut rng, &a, &b);
+        let f = frames(&mut rng);
+        seen.extend(check_rtl(&p, &d, k, f, "transpose"));
+    }
+    for want in ["transpose wiring", "transpose perm-buffer"] {
+        assert!(seen.contains(want), "{want} not covered: {seen:?}");
+    }
+}
+
 /// Reshapes from layouts with invalid clocks, forced to delay lines (no register buffer):
 /// the lines shift on valid clocks only (`docs/rtl.md`, delay taps) and still simulate equal
 /// to the interpreter.

@@ -347,6 +347,19 @@ fn reshapes_between_random_layouts_of_equal_clocks() {
 }
 
 #[test]
+fn transposes_between_random_layouts_of_equal_clocks() {
+    let pool = layout_pool();
+    let mut rng = Rng::new(9);
+    for k in 0..(2 * INSTANCES) {
+        let g = rng.pick(&pool);
+        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (p, d) = transpose_pair(&mut rng, &a, &b);
+        let f = frames(&mut rng);
+        check_pair(&p, &d, k, f);
+    }
+}
+
+#[test]
 fn fifo_delays_and_generators() {
     let mut rng = Rng::new(9);
     for k in 0..INSTANCES {

@@ -84,6 +84,17 @@ fn old_src(op: &StOp, output: &Layout) -> Vec<Src> {
                 })
                 .collect()
         }
+        StOp::Transpose { no, ni, .. } => {
+            // Output element (i, o) is input element (o, i), element by element.
+            let a = out_atoms / (no * ni);
+            (0..out_atoms)
+                .map(|q| {
+                    let (el, r) = (q / a, q % a);
+                    let (i, o) = (el / no, el % no);
+                    Src::In((o * ni + i) * a + r)
+                })
+                .collect()
+        }
         _ => (0..out_atoms).map(Src::In).collect(),
     }
 }
@@ -182,6 +193,11 @@ fn reduced(p: &Perm) -> bool {
         AtomMap::Repeat { a } => Kind::Repeat(*a),
         AtomMap::Offset { off } => Kind::Offset(*off),
         AtomMap::Shift { by, .. } => Kind::Shift(*by),
+        AtomMap::Transpose { no, ni, a } => Kind::Transpose {
+            no: *no,
+            ni: *ni,
+            a: *a,
+        },
     };
     let shape = Shape {
         input: p.input.clone(),
@@ -270,6 +286,40 @@ fn every_small_reshape() {
         }
     }
     assert!(n > 30_000, "{n}");
+}
+
+/// Transposes between every two pool layouts of one size, for every way of splitting the
+/// atoms into rows and elements: wiring where the layouts put transposed atoms on the same
+/// lanes and clocks, buffers elsewhere; inner lanes that move together are grouped.
+#[test]
+fn every_small_transpose() {
+    let mut n = 0;
+    let (mut wiring, mut grouped) = (0, 0);
+    for g in layout_pool() {
+        let atoms = g[0].atoms();
+        for no in (1..=atoms).filter(|d| atoms.is_multiple_of(*d)) {
+            for ni in (1..=atoms / no).filter(|d| (atoms / no).is_multiple_of(*d)) {
+                for a in &g {
+                    for b in &g {
+                        let op = StOp::Transpose {
+                            no,
+                            ni,
+                            from: a.clone(),
+                            to: b.clone(),
+                        };
+                        let (live, reduced) = same(&op, a, b);
+                        wiring += usize::from(live == 0);
+                        grouped += usize::from(reduced);
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        n > 100_000 && wiring > 1000 && grouped > 1000,
+        "{n} {wiring} {grouped}"
+    );
 }
 
 /// Pool reshapes inside many outer periods, outer periods factored differently on the two

@@ -528,7 +528,8 @@ struct SatArgs {
     /// Inner factors nesting may use: a list such as 2,4, or `all`.
     #[arg(long, value_name = "LIST")]
     factors: Option<String>,
-    /// Rule sets to use, such as core or core,extra (default core).
+    /// Rule sets to use, such as program,core or program,core,extra (default program,core;
+    /// `program` rules rewrite the program once, before saturation).
     #[arg(long, value_name = "LIST")]
     sets: Option<String>,
     /// Iteration limit (default 30).

@@ -406,7 +406,7 @@ pub fn explore(
             r.inputs.join(", "),
             r.output,
             match (&r.error, r.burst) {
-                (Some(e), _) => format!("  ({})", e.lines().next().unwrap_or("")),
+                (Some(e), _) => format!("  ({})", one_line(e)),
                 (None, Some(b)) => format!("  (the s={} design in bursts)", b.from),
                 (None, None) => String::new(),
             },
@@ -478,5 +478,27 @@ impl Explained {
             "lowering": self.lowering,
             "burst": self.burst,
         })
+    }
+}
+
+/// A multi-line scheduler error on one table row: the first line, the first per-layout
+/// reason and the notes (lines in parentheses); `tessera schedule` prints them all.
+fn one_line(e: &str) -> String {
+    let mut lines = e.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("").trim_end_matches(':');
+    let (notes, reasons): (Vec<&str>, Vec<&str>) =
+        lines.partition(|l| l.starts_with('(') && l.ends_with(')'));
+    let mut parts = Vec::new();
+    if let Some(r) = reasons.first() {
+        parts.push(r.to_string());
+    }
+    if reasons.len() > 1 {
+        parts.push(format!("{} more layouts", reasons.len() - 1));
+    }
+    parts.extend(notes.iter().map(|n| n.to_string()));
+    if parts.is_empty() {
+        first.to_string()
+    } else {
+        format!("{first}: {}", parts.join("; "))
     }
 }

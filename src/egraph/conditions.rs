@@ -144,6 +144,7 @@ pub const GENERATORS: &[GenSpec] = &[
     GenSpec { name: "compose-lists", modes: &[In, In, Out], doc: "(compose-lists ?fs ?gs ?hs): hs_i = fs_i . gs_i" },
     GenSpec { name: "peel", modes: &[In, Out, Out], doc: "(peel ?f ?outer ?inner): one binding per way to write f = outer . inner with outer a single operator over (arg 0)" },
     GenSpec { name: "seed-shift-lanes", modes: &[In, In, In, Out], doc: "(seed-shift-lanes ?no ?ni ?init ?fs): the Stencil seed's HMap functions of Shift nesting: [Map 1 (Shift no init) . Select_1d ni (ni-1), Select_1d ni 0, .., Select_1d ni (ni-2)]" },
+    GenSpec { name: "hmap-lanes", modes: &[In, In, In, Out], doc: "(hmap-lanes ?n ?fs ?x ?lanes): the lanes of HMap n [f_0 .. f_n-1] x (n >= 2): lane k is Map 1 f_k (Select_1d n k x), the lanes zipped into (seq 1 (stuple n u))" },
     GenSpec { name: "shift-lanes", modes: &[In, In, In, In, In, Out], doc: "(shift-lanes ?no ?ni ?s ?init ?x ?lanes): the lane form of Shift (no*ni) s over x (reference 3.3 N-Shift): lane k is lane (k-s) mod ni of (partition no ni x), shifted by (ni-1-k+s) div ni rows, zipped into (seq no (seq 1 (stuple ni t)))" },
 ];
 
@@ -317,6 +318,19 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
                 })
                 .collect()
         }
+        "hmap-lanes" => {
+            let (Some(len), Some(fs)) = (n(0), class(1)) else {
+                return vec![];
+            };
+            match list_items(ctx, fs) {
+                Some(items) if len >= 2 && items.len() as u64 == len => {
+                    let mut holes = IndexMap::new();
+                    let lanes = hmap_lanes(args[0], args[2], &items, &mut holes);
+                    vec![bind_with_holes(b, holes, args[3], lanes)]
+                }
+                _ => vec![],
+            }
+        }
         "seed-shift-lanes" => match n(1) {
             Some(ni) if ni >= 1 => {
                 let fs = seed_shift_lanes(args[0], args[1], args[2], ni);
@@ -476,6 +490,48 @@ fn seed_shift_lanes(no: Var, ni_var: Var, init: Var, ni: u64) -> Pat {
     f.0
 }
 
+/// Zips two lane sequences (`stuple` for the first two, `stuple_append` after) at the
+/// depth of `lens` nested `map2`s, innermost first: `[1, no]` zips `(seq no (seq 1 t))`s
+/// with `Map2 no (Map2 1 (stuple (arg 0) (arg 1)))`.
+fn zip_lanes(f: &mut Frag, lens: &[Id], append: bool, acc: Id, lane: Id) -> Id {
+    let (a0, a1) = (f.arg(0), f.arg(1));
+    let mut body = if append {
+        f.node(SeqLang::STupleAppend([a0, a1]))
+    } else {
+        f.node(SeqLang::STuple([a0, a1]))
+    };
+    let (outer, inner) = lens.split_last().expect("at least one map2 layer");
+    for len in inner {
+        let (b0, b1) = (f.arg(0), f.arg(1));
+        body = f.node(SeqLang::Map2([*len, body, b0, b1]));
+    }
+    f.node(SeqLang::Map2([*outer, body, acc, lane]))
+}
+
+/// `hmap-lanes`: lane k is `Map 1 f_k (Select_1d n k x)`, the lanes zipped into
+/// `(seq 1 (stuple n u))`.
+fn hmap_lanes(n: Var, x: Var, fs: &[Id], holes: &mut IndexMap<Var, Id>) -> Pat {
+    let mut f = Frag(Pat::default());
+    let (n_id, x_id) = (f.var(n), f.var(x));
+    let mut lanes = Vec::new();
+    for (k, &fk) in fs.iter().enumerate() {
+        let v = hole_var(fk);
+        holes.insert(v, fk);
+        let body = f.var(v);
+        let idx = f.num(k as u64);
+        let sel = f.node(SeqLang::Down([n_id, idx, x_id]));
+        let one = f.num(1);
+        lanes.push(f.node(SeqLang::Map([one, body, sel])));
+    }
+    let one = f.num(1);
+    let mut acc = zip_lanes(&mut f, &[one], false, lanes[0], lanes[1]);
+    for lane in &lanes[2..] {
+        acc = zip_lanes(&mut f, &[one], true, acc, *lane);
+    }
+    let _ = acc;
+    f.0
+}
+
 fn shift_lanes(no: Var, ni_var: Var, s: u64, init: &Value, x: Var, ni: u64) -> Pat {
     let mut f = Frag(Pat::default());
     let init1 = match init {
@@ -500,20 +556,10 @@ fn shift_lanes(no: Var, ni_var: Var, s: u64, init: &Value, x: Var, ni: u64) -> P
             f.node(SeqLang::Shift([no_id, r, l, lane]))
         });
     }
-    let zip = |f: &mut Frag, append: bool, acc: Id, lane: Id| {
-        let (a0, a1) = (f.arg(0), f.arg(1));
-        let inner = if append {
-            f.node(SeqLang::STupleAppend([a0, a1]))
-        } else {
-            f.node(SeqLang::STuple([a0, a1]))
-        };
-        let (b0, b1, one) = (f.arg(0), f.arg(1), f.num(1));
-        let body = f.node(SeqLang::Map2([one, inner, b0, b1]));
-        f.node(SeqLang::Map2([no_id, body, acc, lane]))
-    };
-    let mut acc = zip(&mut f, false, lanes[0], lanes[1]);
+    let one = f.num(1);
+    let mut acc = zip_lanes(&mut f, &[one, no_id], false, lanes[0], lanes[1]);
     for lane in &lanes[2..] {
-        acc = zip(&mut f, true, acc, *lane);
+        acc = zip_lanes(&mut f, &[one, no_id], true, acc, *lane);
     }
     let _ = acc;
     f.0

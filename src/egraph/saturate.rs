@@ -48,9 +48,17 @@ pub struct SatConfig {
     pub factors: FactorPolicy,
     /// Record explanations (needed for derivations; costs memory).
     pub explanations: bool,
-    /// The rule sets to use (rules declare theirs with `(set NAME)`; default `core`).
+    /// The rule sets to use (rules declare theirs with `(set NAME)`; default `program` and
+    /// `core`). Rules of [`PROGRAM_SET`] rewrite the program as written, once, before the
+    /// others saturate.
     pub sets: Vec<String>,
 }
+
+/// The rule set applied once, to the program as written, before saturation: rewrites that
+/// make a program schedulable (the lane form of an `hmap`) but that would only grow the
+/// e-graph if applied to every term saturation creates (`shift-nest` makes an `hmap` per
+/// shift, and none of them needs its lane form).
+pub const PROGRAM_SET: &str = "program";
 
 impl Default for SatConfig {
     fn default() -> SatConfig {
@@ -58,7 +66,7 @@ impl Default for SatConfig {
             limits: Limits::default(),
             factors: FactorPolicy::default_inner(),
             explanations: false,
-            sets: vec!["core".to_string()],
+            sets: vec![PROGRAM_SET.to_string(), "core".to_string()],
         }
     }
 }
@@ -188,6 +196,11 @@ pub fn saturate(
     goal: bool,
 ) -> Saturation {
     let analysis = SeqAnalysis::new(inputs.iter().map(|i| i.ty.clone()).collect());
+    let notes: Notes = Arc::new(Mutex::new(BTreeMap::new()));
+    let factors = Arc::new(cfg.factors.clone());
+    let (pre_sets, main_sets): (Vec<String>, Vec<String>) =
+        cfg.sets.iter().cloned().partition(|s| s == PROGRAM_SET);
+    let pre = rules.rewrites(&pre_sets, &factors, &notes);
     let mut runner = Runner::new(analysis)
         .with_iter_limit(cfg.limits.iterations)
         .with_node_limit(cfg.limits.nodes)
@@ -203,6 +216,26 @@ pub fn saturate(
     for e in exprs {
         runner = runner.with_expr(e);
     }
+    // One iteration of the program rules on the program alone, then saturation from there.
+    let mut pre_iterations = Vec::new();
+    if !pre.is_empty() {
+        let roots = runner.roots.clone();
+        let first = runner.with_iter_limit(1).run(&pre);
+        // Counted (in the report's iterations) only where it rewrote something.
+        pre_iterations = first.iterations;
+        pre_iterations.retain(|it| !it.applied.is_empty());
+        runner = Runner::new(first.egraph.analysis.clone())
+            .with_egraph(first.egraph)
+            .with_iter_limit(cfg.limits.iterations)
+            .with_node_limit(cfg.limits.nodes)
+            .with_time_limit(
+                cfg.limits
+                    .time
+                    .unwrap_or(Duration::from_secs(365 * 24 * 3600)),
+            )
+            .with_scheduler(BackoffScheduler::default());
+        runner.roots = roots;
+    }
     if goal {
         runner = runner.with_hook(|r| {
             if r.roots.len() >= 2 && r.egraph.find(r.roots[0]) == r.egraph.find(r.roots[1]) {
@@ -212,9 +245,7 @@ pub fn saturate(
             }
         });
     }
-    let notes: Notes = Arc::new(Mutex::new(BTreeMap::new()));
-    let factors = Arc::new(cfg.factors.clone());
-    let rewrites = rules.rewrites(&cfg.sets, &factors, &notes);
+    let rewrites = rules.rewrites(&main_sets, &factors, &notes);
     let runner = runner.run(&rewrites);
     let roots = runner.roots.clone();
     let met =
@@ -228,14 +259,14 @@ pub fn saturate(
         Some(StopReason::Other(m)) => Stop::Other(m.clone()),
     };
     let mut applied: BTreeMap<String, usize> = BTreeMap::new();
-    for it in &runner.iterations {
+    for it in pre_iterations.iter().chain(&runner.iterations) {
         for (r, n) in &it.applied {
             *applied.entry(r.to_string()).or_default() += n;
         }
     }
     let skipped = notes.lock().map(|n| n.clone()).unwrap_or_default();
     let report = SatReport {
-        iterations: runner.iterations.len(),
+        iterations: pre_iterations.len() + runner.iterations.len(),
         nodes: runner.egraph.total_number_of_nodes(),
         classes: runner.egraph.number_of_classes(),
         stop,

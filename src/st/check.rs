@@ -322,6 +322,30 @@ pub fn signature(
             }
             Ok((vec![from.clone()], to.clone()))
         }
+        StOp::Transpose { no, ni, from, to } => {
+            positive(&[*no, *ni])?;
+            valid(from)?;
+            valid(to)?;
+            let n = mul(*no, *ni)?;
+            for (l, what) in [(from, "input"), (to, "output")] {
+                if l.atoms() % n != 0 {
+                    return Err(err(format!(
+                        "a transpose of {no}x{ni} elements needs a multiple of {n} atoms, but its {what} {l} holds {}",
+                        l.atoms()
+                    )));
+                }
+            }
+            if from.clocks() != to.clocks()
+                || from.atoms() != to.atoms()
+                || from.atom() != to.atom()
+            {
+                return Err(err(format!(
+                    "a transpose keeps the clock count, the element count and the atom type, but {from} ({} atoms of {} over {} clocks) and {to} ({} atoms of {} over {} clocks) differ",
+                    from.atoms(), from.atom(), from.clocks(), to.atoms(), to.atom(), to.clocks()
+                )));
+            }
+            Ok((vec![from.clone()], to.clone()))
+        }
         StOp::Fifo { layout, .. } => {
             valid(layout)?;
             Ok((vec![layout.clone()], layout.clone()))

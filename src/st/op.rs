@@ -147,6 +147,17 @@ pub enum StOp {
     SSeqToSTuple { n: u64, elem: Layout },
     /// `Reshape from to`: the same flattened value, relaid out.
     Reshape { from: Layout, to: Layout },
+    /// `Transpose no ni from to`: a `(seq no (seq ni t))` laid out in `from`, delivered as
+    /// its transpose `(seq ni (seq no t))` (`out[i][o] = x[o][i]`) laid out in `to`, over
+    /// the same clocks. Wiring when every atom keeps its clock and lane (one of the two
+    /// layers in space and the other in time, swapped: Aetherling's flip); a buffer
+    /// otherwise.
+    Transpose {
+        no: u64,
+        ni: u64,
+        from: Layout,
+        to: Layout,
+    },
     /// `FIFO t d`: the whole stream delayed by `delay` clocks.
     Fifo { layout: Layout, delay: u64 },
 }
@@ -201,6 +212,7 @@ impl StOp {
                 | StOp::STupleToSSeq { .. }
                 | StOp::SSeqToSTuple { .. }
                 | StOp::Reshape { .. }
+                | StOp::Transpose { .. }
                 | StOp::Fifo { .. }
         )
     }
@@ -240,6 +252,7 @@ impl StOp {
             StOp::STupleToSSeq { .. } => "stuple_to_sseq",
             StOp::SSeqToSTuple { .. } => "sseq_to_stuple",
             StOp::Reshape { .. } => "reshape",
+            StOp::Transpose { .. } => "transpose",
             StOp::Fifo { .. } => "fifo",
         }
     }
@@ -384,6 +397,7 @@ impl fmt::Display for StOp {
                 write!(f, "{name} {n}")
             }
             StOp::Reshape { from, to } => write!(f, "{name} {from} {to}"),
+            StOp::Transpose { no, ni, from, to } => write!(f, "{name} {no} {ni} {from} {to}"),
             StOp::Fifo { layout, delay } => write!(f, "{name} {layout} {delay}"),
             _ => f.write_str(name),
         }

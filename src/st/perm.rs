@@ -32,6 +32,14 @@ use reduce::{reduced_for_latency, reduced_for_sources, reduced_for_storage, Kind
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
+/// The input atom that output atom `o` of a transpose of `no` rows of `ni` elements of `a`
+/// atoms reads: output element `(i, o')` is input element `(o', i)`.
+pub fn transposed(no: u64, ni: u64, a: u64, o: u64) -> u64 {
+    let (elem, within) = (o / a, o % a);
+    let (i, row) = (elem / no, elem % no);
+    (row * ni + i) * a + within
+}
+
 /// Where an output atom comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Src {
@@ -63,6 +71,16 @@ pub enum AtomMap {
         by: u64,
         /// One element's fill atoms.
         fill: Vec<Lane>,
+    },
+    /// The transpose of `no` rows of `ni` elements of `a` atoms: output element `(i, o)`
+    /// is input element `(o, i)`.
+    Transpose {
+        /// Rows of the input.
+        no: u64,
+        /// Elements per input row.
+        ni: u64,
+        /// Atoms per element.
+        a: u64,
     },
 }
 
@@ -135,6 +153,11 @@ impl Perm {
             | StOp::SSeqToSTuple { .. }
             | StOp::Reshape { .. }
             | StOp::Fifo { .. } => AtomMap::Identity,
+            StOp::Transpose { no, ni, .. } => AtomMap::Transpose {
+                no: *no,
+                ni: *ni,
+                a: input.atoms() / (no * ni).max(1),
+            },
             _ => return None,
         };
         let mut p = Perm {
@@ -163,6 +186,7 @@ impl Perm {
                     Src::Fill(fill[(o % fill.len() as u64) as usize].clone())
                 }
             }
+            AtomMap::Transpose { no, ni, a } => Src::In(transposed(*no, *ni, *a, o)),
         }
     }
 
@@ -175,6 +199,11 @@ impl Perm {
                 AtomMap::Repeat { a } => Kind::Repeat(*a),
                 AtomMap::Offset { off } => Kind::Offset(*off),
                 AtomMap::Shift { by, .. } => Kind::Shift(*by),
+                AtomMap::Transpose { no, ni, a } => Kind::Transpose {
+                    no: *no,
+                    ni: *ni,
+                    a: *a,
+                },
             },
         }
     }
@@ -356,6 +385,14 @@ fn for_each_read(s: &Shape, mut f: impl FnMut(u64, u64)) {
             tout.skip(by);
             n - by.min(n)
         }
+        Kind::Transpose { no, ni, a } => {
+            // Reads out of input order: the input atoms' clocks are tabled first.
+            let tin: Vec<u64> = (0..s.input.atoms()).map(|_| tin.next()).collect();
+            for o in 0..n {
+                f(tin[transposed(no, ni, a, o) as usize], tout.next());
+            }
+            return;
+        }
     };
     for _ in 0..reads {
         let (i, o) = (tin.next(), tout.next());
@@ -443,6 +480,15 @@ pub(crate) fn atom_lane_sources(
             }
             for _ in by.min(n)..n {
                 if read(&mut lanes, tin.next_pos(), tout.next_pos()) {
+                    break;
+                }
+            }
+        }
+        Kind::Transpose { no, ni, a } => {
+            let tin: Vec<(u64, u64)> = (0..s.input.atoms()).map(|_| tin.next_pos()).collect();
+            for o in 0..n {
+                let src = tin[transposed(no, ni, a, o) as usize];
+                if read(&mut lanes, src, tout.next_pos()) {
                     break;
                 }
             }

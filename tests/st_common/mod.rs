@@ -57,6 +57,39 @@ impl Pair {
     }
 }
 
+/// A random transpose from layout `a` to layout `b` (one size and clock count) beside its
+/// program: the atoms split at random into `no` rows of `ni` elements, the program's input
+/// typed `(seq no (seq ni elem))` (which `a` lays out flat-order-wise).
+pub fn transpose_pair(rng: &mut Rng, a: &Layout, b: &Layout) -> (Program, Design) {
+    let atoms = a.atoms();
+    let divisors = |n: u64| {
+        (1..=n)
+            .filter(|d| n.is_multiple_of(*d))
+            .collect::<Vec<u64>>()
+    };
+    let no = *rng.pick(&divisors(atoms));
+    let ni = *rng.pick(&divisors(atoms / no));
+    let elem = match atoms / (no * ni) {
+        1 => a.atom().to_seq(),
+        k => SeqType::seq(k, a.atom().to_seq()),
+    };
+    let mut p = Program::new("transpose");
+    let x = p.add_input("I", SeqType::seq(no, SeqType::seq(ni, elem)));
+    let y = build::apply(&mut p, Op::Transpose { no, ni }, &[x]).unwrap();
+    p.set_output(y);
+    let mut d = Design::new("transpose");
+    let di = d.add_input("I", a.clone()).unwrap();
+    let op = StOp::Transpose {
+        no,
+        ni,
+        from: a.clone(),
+        to: b.clone(),
+    };
+    let out = d.add(op, &[di]).unwrap();
+    d.set_output(out).unwrap();
+    (p, d)
+}
+
 /// Leaf functions, applied at the atoms by the deep maps below.
 #[derive(Clone, Copy, Debug)]
 pub enum Leaf {

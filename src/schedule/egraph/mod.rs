@@ -481,6 +481,11 @@ fn schedule_direct(
                     return Ok(got);
                 }
             }
+            for op in &g.unlowered {
+                failures.push(format!(
+                    "  (`{op}` has no lowering, and saturation found no equal program without it)"
+                ));
+            }
             if truncated {
                 failures.push(format!(
                     "  (the stream graph reached its bound of {} nodes before every class \

@@ -193,7 +193,7 @@ fn build(
     }
     let mut nums = Vec::new();
     let mut lists = Vec::new();
-    let mut lay = None;
+    let mut lays = Vec::new();
     let mut ini = None;
     let mut fun = None;
     for a in args {
@@ -204,7 +204,7 @@ fn build(
                     .map(|e| num(e, env))
                     .collect::<Result<Vec<_>, _>>()?,
             ),
-            TArg::Lay(p) => lay = Some(p.build(env)?),
+            TArg::Lay(p) => lays.push(p.build(env)?),
             TArg::Init { var, wrap } => ini = Some(init(*var, *wrap, env)?),
             TArg::Body => fun = Some(body.ok_or("a higher-order node without its body")?),
             TArg::Fn(ps, inner) => {
@@ -232,7 +232,8 @@ fn build(
         }
     }
     let n = |k: usize| nums[k];
-    let elem = || lay.clone().ok_or("missing layout");
+    let lay = |k: usize| lays.get(k).cloned().ok_or("missing layout");
+    let elem = || lay(0);
     let init = || ini.clone().ok_or("missing init");
     let f = || fun.ok_or("missing function");
     let st = match op {
@@ -312,6 +313,12 @@ fn build(
             amount: n(2),
             elem: elem()?,
             init: init()?,
+        },
+        "transpose" => StOp::Transpose {
+            no: n(0),
+            ni: n(1),
+            from: lay(0)?,
+            to: lay(1)?,
         },
         other => return Err(format!("unknown space-time operator `{other}`")),
     };

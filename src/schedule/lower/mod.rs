@@ -34,6 +34,10 @@ pub const DEFAULT_LOWER_FILES: &[(&str, &str)] = &[
         "rules/lower/shift.rules",
         include_str!("../../../rules/lower/shift.rules"),
     ),
+    (
+        "rules/lower/transpose.rules",
+        include_str!("../../../rules/lower/transpose.rules"),
+    ),
 ];
 
 /// The sequence operators that have lowering rules, with the role of each argument.
@@ -51,6 +55,8 @@ pub enum SeqHead {
     Up,
     /// `(shift N AMOUNT INIT x)`.
     Shift,
+    /// `(transpose NO NI x)`.
+    Transpose,
 }
 
 /// What an argument of a sequence operator is.
@@ -68,13 +74,14 @@ pub enum Role {
 
 impl SeqHead {
     /// Every operator with lowering rules.
-    pub const ALL: [SeqHead; 6] = [
+    pub const ALL: [SeqHead; 7] = [
         SeqHead::Map,
         SeqHead::Map2,
         SeqHead::Reduce,
         SeqHead::Down,
         SeqHead::Up,
         SeqHead::Shift,
+        SeqHead::Transpose,
     ];
 
     /// The head's name as written in programs and rules.
@@ -86,6 +93,7 @@ impl SeqHead {
             SeqHead::Down => "down_1d",
             SeqHead::Up => "up_1d",
             SeqHead::Shift => "shift",
+            SeqHead::Transpose => "transpose",
         }
     }
 
@@ -103,14 +111,17 @@ impl SeqHead {
             SeqHead::Down => &[Num, Num, Input],
             SeqHead::Up => &[Num, Input],
             SeqHead::Shift => &[Num, Num, Init, Input],
+            SeqHead::Transpose => &[Num, Num, Input],
         }
     }
 
-    /// The length of the output's top `seq` layer, given the operator's first number `n`.
-    pub fn out_len(self, n: u64) -> u64 {
+    /// The length of the output's top `seq` layer, given the operator's numbers (in
+    /// argument order; `None` if one is missing).
+    pub fn out_len(self, nums: &[u64]) -> Option<u64> {
         match self {
-            SeqHead::Reduce | SeqHead::Down => 1,
-            _ => n,
+            SeqHead::Reduce | SeqHead::Down => Some(1),
+            SeqHead::Transpose => nums.get(1).copied(),
+            _ => nums.first().copied(),
         }
     }
 }
@@ -147,6 +158,9 @@ pub enum Cond {
     /// `(divisor-split ?a ?b N LA LB)`: `?a * ?b = N` with `?a <= LA`, `?b <= LB` and `?a`
     /// as large as possible; no match if there is none.
     DivisorSplit(usize, usize, Expr, Expr, Expr),
+    /// `(layout ?l L)`: the layout bound to `?l` has the form of the pattern `L`, whose
+    /// variables it binds (how a rule looks below the output's top layer).
+    Layout(usize, LayPat),
 }
 
 /// A space-time term: the right side of a rule.
@@ -380,12 +394,8 @@ impl LowerRule {
                 Role::Body | Role::Input => {}
             }
         }
-        let n = match env.get(self.seq_vars[0]) {
-            Some(Bound::Num(n)) => *n,
-            _ => return None,
-        };
         let (len, elem) = self.out.match_layer(l, &mut env)?;
-        if len != self.head.out_len(n) || elem.to_seq() != args.elem {
+        if len != self.head.out_len(&args.nums)? || elem.to_seq() != args.elem {
             return None;
         }
         for c in &self.conds {

@@ -25,6 +25,7 @@ const OPS: &[(&str, &str)] = &[
     ("shift_t", "nnnLIX"),
     ("shift_ts", "nnnnLIX"),
     ("shift_tn", "nnNNnLIX"),
+    ("transpose", "nnLLX"),
 ];
 
 /// The signature of a space-time operator name.
@@ -137,11 +138,12 @@ impl Reader<'_> {
                 self.expr(&xs[4])?,
                 self.expr(&xs[5])?,
             ),
+            (Some("layout"), 3) => Cond::Layout(self.var(&xs[1])?, self.layout(&xs[2])?),
             _ => {
                 return Err(self.err(
                     s,
                     format!(
-                        "expected a condition: a comparison `(>= a b)`, `(let ?v a)`, `(largest-divisor ?d n limit)` or `(divisor-split ?a ?b n la lb)`, found `{}`",
+                        "expected a condition: a comparison `(>= a b)`, `(let ?v a)`, `(largest-divisor ?d n limit)`, `(divisor-split ?a ?b n la lb)` or `(layout ?l L)`, found `{}`",
                         s.excerpt(50)
                     ),
                 ))
@@ -262,7 +264,7 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
                     return Err(rd.err(c, "expected `(seq (OP ?args ...))`"));
                 };
                 let Some(head) = s.head().and_then(SeqHead::from_name) else {
-                    return Err(rd.err(s, "expected one of map, map2, reduce, down_1d, up_1d, shift"));
+                    return Err(rd.err(s, "expected one of map, map2, reduce, down_1d, up_1d, shift, transpose"));
                 };
                 let args = s.list().unwrap_or_default();
                 if args.len() != head.roles().len() + 1 {
@@ -337,6 +339,19 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
             Cond::Let(v, e) => (vec![e], vec![*v]),
             Cond::LargestDivisor(v, a, b) => (vec![a, b], vec![*v]),
             Cond::DivisorSplit(x, y, a, b, d) => (vec![a, b, d], vec![*x, *y]),
+            Cond::Layout(v, p) => {
+                if !bound.contains(v) {
+                    return Err(rd.err(
+                        item,
+                        format!(
+                            "`{}` is used in `(layout ...)` before it is bound",
+                            rd.vars[*v]
+                        ),
+                    ));
+                }
+                bind_out(p, &mut bound);
+                continue;
+            }
         };
         for e in uses {
             check_expr(&rd, item, e, &bound)?;

@@ -203,5 +203,12 @@ pub(super) fn run_cond(c: &Cond, env: &mut Env) -> Option<()> {
             env.set(*b, Bound::Num(n / d));
             Some(())
         }
+        Cond::Layout(v, p) => {
+            let Some(Bound::Lay(l)) = env.get(*v) else {
+                return None;
+            };
+            let l = l.clone();
+            p.match_layer(&l, env).map(|_| ())
+        }
     }
 }

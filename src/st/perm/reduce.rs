@@ -40,6 +40,15 @@ pub enum Kind {
     Offset(u64),
     /// `o -> o - by` for `o >= by` (else a fill).
     Shift(u64),
+    /// The transpose of `no` rows of `ni` elements of `a` atoms ([`super::transposed`]).
+    Transpose {
+        /// Rows of the input.
+        no: u64,
+        /// Elements per input row.
+        ni: u64,
+        /// Atoms per element.
+        a: u64,
+    },
 }
 
 impl Kind {
@@ -50,6 +59,7 @@ impl Kind {
             Kind::Repeat(a) => Some(o % a),
             Kind::Offset(off) => Some(o + off),
             Kind::Shift(by) => o.checked_sub(by),
+            Kind::Transpose { no, ni, a } => Some(super::transposed(no, ni, a, o)),
         }
     }
 
@@ -60,6 +70,9 @@ impl Kind {
             Kind::Repeat(a) if a % g == 0 => Some(Kind::Repeat(a / g)),
             Kind::Offset(off) if off % g == 0 => Some(Kind::Offset(off / g)),
             Kind::Shift(by) if by % g == 0 => Some(Kind::Shift(by / g)),
+            Kind::Transpose { no, ni, a } if a % g == 0 => {
+                Some(Kind::Transpose { no, ni, a: a / g })
+            }
             _ => None,
         }
     }

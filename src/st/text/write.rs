@@ -348,6 +348,9 @@ fn params_doc(op: &StOp) -> Vec<Doc> {
             v.extend([num(*n), layout_doc(elem)])
         }
         StOp::Reshape { from, to } => v.extend([layout_doc(from), layout_doc(to)]),
+        StOp::Transpose { no, ni, from, to } => {
+            v.extend([num(*no), num(*ni), layout_doc(from), layout_doc(to)])
+        }
         StOp::Fifo { layout, delay } => v.extend([layout_doc(layout), num(*delay)]),
         _ => {}
     }

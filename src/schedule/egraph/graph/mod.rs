@@ -220,6 +220,8 @@ pub struct StreamGraph<'a> {
     pub truncated: bool,
     /// The e-node being lowered, recorded in the nodes it adds.
     lowering: Option<SeqLang>,
+    /// Operators met that have no lowering (`hmap`): named when no design is found.
+    pub unlowered: std::collections::BTreeSet<&'static str>,
 }
 
 impl<'a> StreamGraph<'a> {
@@ -245,6 +247,7 @@ impl<'a> StreamGraph<'a> {
             nodes: 0,
             truncated: false,
             lowering: None,
+            unlowered: Default::default(),
         }
     }
 
@@ -474,14 +477,19 @@ impl<'a> StreamGraph<'a> {
                     self.lower_by_rules(idx, ctx, &vt, l, enode);
                 }
             }
-            SeqLang::Reduce(_) | SeqLang::Down(_) | SeqLang::Up(_) | SeqLang::Shift(_) => {
-                self.lower_by_rules(idx, ctx, ty, l, enode)
-            }
+            SeqLang::Reduce(_)
+            | SeqLang::Down(_)
+            | SeqLang::Up(_)
+            | SeqLang::Shift(_)
+            | SeqLang::Transpose(_) => self.lower_by_rules(idx, ctx, ty, l, enode),
             SeqLang::Partition(_)
             | SeqLang::Unpartition(_)
             | SeqLang::STupleToSeq(_)
             | SeqLang::SeqToSTuple(_) => self.lower_relabel(idx, ctx, l, enode),
-            // No lowering (yet): transpose, hmap, function lists, type terms, leaves.
+            SeqLang::HMap(_) => {
+                self.unlowered.insert("hmap");
+            }
+            // Function lists, numbers and type terms are not values.
             _ => {}
         }
     }

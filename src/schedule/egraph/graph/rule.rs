@@ -29,6 +29,7 @@ impl StreamGraph<'_> {
             SeqLang::Down(c) => (SeqHead::Down, c),
             SeqLang::Up(c) => (SeqHead::Up, c),
             SeqLang::Shift(c) => (SeqHead::Shift, c),
+            SeqLang::Transpose(c) => (SeqHead::Transpose, c),
             _ => return,
         };
         let Some((_, elem)) = ty.as_seq() else { return };

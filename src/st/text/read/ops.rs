@@ -220,6 +220,13 @@ impl Parser<'_> {
                 let to = self.elem(c)?;
                 StOp::Reshape { from, to }
             }
+            "transpose" => {
+                let no = self.num(c.next(), form, "no")?;
+                let ni = self.num(c.next(), form, "ni")?;
+                let from = self.elem(c)?;
+                let to = self.elem(c)?;
+                StOp::Transpose { no, ni, from, to }
+            }
             "fifo" => {
                 let layout = self.elem(c)?;
                 let delay = self.num(c.next(), form, "delay")?;
