@@ -18,6 +18,8 @@
 pub mod explain;
 pub mod extract;
 pub mod graph;
+#[cfg(feature = "lp")]
+pub mod ilp;
 
 use super::burst::burst;
 use super::slowdown::{default_slowdowns, divisors, tessera_layouts, tessera_layouts_first};
@@ -779,7 +781,7 @@ fn exact_choice(
     root: usize,
     choice: &mut Choice,
 ) -> Result<f64, String> {
-    let (c, cost) = extract::choose_ilp(g, w, greedy, root)?;
+    let (c, cost) = ilp::choose_ilp(g, w, greedy, choice, root)?;
     *choice = c;
     Ok(cost)
 }
