@@ -15,10 +15,13 @@
 use super::design::{Design, NodeId};
 use super::layout::Layout;
 use super::op::StOp;
-use super::perm::Perm;
+use super::perm::{AtomMap, Perm};
 use crate::seq::op::AtomOp;
 use crate::seq::value::Value;
+use crate::util::fxhash::FxBuild;
 use indexmap::IndexMap;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::{Add, AddAssign, Mul};
 
 /// A resource vector.
@@ -256,6 +259,32 @@ pub const BUFFER_MAX_BITS: u64 = 1024;
 /// at most [`BUFFER_MAX_BITS`]), a lane reads at most the `depth` words of its
 /// buffer bank or its input directly, and the buffer's writes follow the phase.
 pub fn movement_area(p: &Perm) -> Area {
+    // The analyses walk every atom of layouts whose periods do not line up (a frame-sized
+    // reshape: millions), and the same operator is costed again for every design that
+    // contains it (Aetherling's baseline costs each candidate output layout's whole design:
+    // camera at s = 8294400 asked 3000 times for 267 distinct ones), so results are kept
+    // per thread.
+    type Key = (AtomMap, Layout, Layout, u64);
+    thread_local! {
+        static MEMO: RefCell<HashMap<Key, Area, FxBuild>> = RefCell::new(HashMap::default());
+    }
+    let key = (p.map.clone(), p.input.clone(), p.output.clone(), p.latency);
+    if let Some(a) = MEMO.with(|m| m.borrow().get(&key).copied()) {
+        return a;
+    }
+    let a = measure_movement(p);
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        // A bound on memory over a long run; clearing only costs recomputation.
+        if m.len() >= 1 << 16 {
+            m.clear();
+        }
+        m.insert(key, a);
+    });
+    a
+}
+
+fn measure_movement(p: &Perm) -> Area {
     let live = p.max_live_atoms();
     if live == 0 {
         return Area::default();

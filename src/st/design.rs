@@ -10,6 +10,7 @@
 use super::check;
 use super::layout::Layout;
 use super::op::StOp;
+use crate::util::fxhash::FxBuild;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -78,9 +79,9 @@ pub struct Design {
     pub name: String,
     nodes: Vec<Node>,
     layouts: Vec<Layout>,
-    index: HashMap<Node, NodeId>,
+    index: HashMap<Node, NodeId, FxBuild>,
     bodies: Vec<Body>,
-    body_index: HashMap<Body, BodyId>,
+    body_index: HashMap<Body, BodyId, FxBuild>,
     /// The inputs, in declaration order.
     pub inputs: Vec<InputDecl>,
     output: Option<NodeId>,
@@ -106,9 +107,9 @@ impl Design {
             name: name.into(),
             nodes: Vec::new(),
             layouts: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             bodies: Vec::new(),
-            body_index: HashMap::new(),
+            body_index: HashMap::default(),
             inputs: Vec::new(),
             output: None,
         }

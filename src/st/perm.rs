@@ -50,7 +50,7 @@ pub enum Src {
 }
 
 /// How flat output atoms map to flat input atoms.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum AtomMap {
     /// Output atom `o` is input atom `o` (partitions, conversions, reshape, FIFO).
     Identity,

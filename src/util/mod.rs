@@ -3,6 +3,7 @@
 
 pub mod arena;
 pub mod diag;
+pub mod fxhash;
 pub mod par;
 pub mod rng;
 pub mod sexp;
