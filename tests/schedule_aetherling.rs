@@ -64,3 +64,23 @@ fn sharpen_app() {
 fn stencil_underutil() {
     check("examples/seed/stencil_underutil.seq", &[1, 2, 3, 6, 12]);
 }
+
+/// A time budget stops the baseline between candidate output layouts with an error that
+/// says how far it got; a generous one changes nothing.
+#[test]
+fn a_budget_stops_the_baseline_without_a_partial_answer() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conv2d.seq");
+    let p = load_program(&path).unwrap();
+    let Err(e) = aetherling::schedule_within(&p, 16, Some(std::time::Duration::ZERO)) else {
+        panic!("a zero budget stops it");
+    };
+    assert!(
+        e.contains("did not finish slowdown 16") && e.contains("output layouts costed"),
+        "{e}"
+    );
+    let full = aetherling::schedule(&p, 16).unwrap();
+    let within =
+        aetherling::schedule_within(&p, 16, Some(std::time::Duration::from_secs(3600))).unwrap();
+    assert_eq!(full.area, within.area);
+    assert_eq!(full.design.to_text(), within.design.to_text());
+}

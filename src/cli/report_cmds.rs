@@ -38,6 +38,11 @@ pub struct ReportArgs {
     /// source tree; if that file is missing the paper columns stay empty, with a note.
     #[arg(long, value_name = "CSV")]
     paper: Option<PathBuf>,
+    /// Stop Aetherling's baseline on one app and slowdown after SECS seconds (checked between
+    /// its candidate output layouts); the row then has no baseline and a note says how far
+    /// it got. Default: no limit (camera at 1/4 pixel per clock takes more than ten minutes).
+    #[arg(long, value_name = "SECS")]
+    baseline_budget: Option<f64>,
 }
 
 /// `tessera report`: schedules every app at its slowdowns with both schedulers and prints
@@ -57,10 +62,21 @@ pub fn report(a: &ReportArgs) -> CliResult {
         .map(|f| App::load(f, slowdowns.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
     let (paper, note) = load_paper(a.paper.as_deref())?;
+    let baseline_budget = match a.baseline_budget {
+        Some(x) if x.is_finite() && x > 0.0 => Some(std::time::Duration::from_secs_f64(x)),
+        Some(x) => {
+            return Err(format!(
+                "--baseline-budget: expected a positive number of seconds, found {x}"
+            )
+            .into())
+        }
+        None => None,
+    };
     let o = ReportOptions {
         yosys: a.yosys,
         paper,
         progress: true,
+        baseline_budget,
         ..ReportOptions::default()
     };
     let mut r = report::run(&apps, &o)?;

@@ -161,6 +161,9 @@ pub struct ReportOptions {
     pub paper: Option<PaperTable>,
     /// Print progress on stderr.
     pub progress: bool,
+    /// Stop the baseline of one app and slowdown after this long (its row then says so);
+    /// `None`: no limit.
+    pub baseline_budget: Option<std::time::Duration>,
 }
 
 /// Synthesis area of one design (Yosys `synth_xilinx -family xc7`).
@@ -343,7 +346,7 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
             let eg = egraph::schedule_among(p, s, &o.schedule, &app.slowdowns, &mut memo);
             let egraph_ms = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
-            let base = aetherling::schedule(p, s);
+            let base = aetherling::schedule_within(p, s, o.baseline_budget);
             let baseline_ms = t.elapsed().as_secs_f64() * 1e3;
             let mut row = Row {
                 slowdown: s,

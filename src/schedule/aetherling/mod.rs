@@ -44,6 +44,18 @@ pub struct BaselineDesign {
 /// Schedules `p` at slowdown `s` the way Aetherling does. The error lists why each candidate
 /// output layout failed.
 pub fn schedule(p: &Program, s: u64) -> Result<BaselineDesign, String> {
+    schedule_within(p, s, None)
+}
+
+/// [`schedule`] with a time budget, checked between candidate output layouts: a run past
+/// `budget` stops with an error that says how many were costed. There is no partial
+/// answer: the baseline's design is the least-area one over all its candidates.
+pub fn schedule_within(
+    p: &Program,
+    s: u64,
+    budget: Option<std::time::Duration>,
+) -> Result<BaselineDesign, String> {
+    let start = std::time::Instant::now();
     let candidates = aetherling_forms(p.output_type(), s);
     if candidates.is_empty() {
         return Err(format!(
@@ -56,7 +68,13 @@ pub fn schedule(p: &Program, s: u64) -> Result<BaselineDesign, String> {
     let mut failures = Vec::new();
     let tried = candidates.len();
     let memo = lower::Memo::default();
-    for (forms, layout) in candidates {
+    for (k, (forms, layout)) in candidates.into_iter().enumerate() {
+        if let Some(b) = budget.filter(|b| start.elapsed() > *b) {
+            return Err(format!(
+                "Aetherling's scheduler did not finish slowdown {s} within {} s ({k} of {tried} output layouts costed)",
+                b.as_secs_f64()
+            ));
+        }
         match lower_program(p, &forms, s, &memo) {
             Ok(d) => {
                 let a = area(&d).total.scalar(&weights);
