@@ -201,15 +201,17 @@ pub fn saturate(
     let (pre_sets, main_sets): (Vec<String>, Vec<String>) =
         cfg.sets.iter().cloned().partition(|s| s == PROGRAM_SET);
     let pre = rules.rewrites(&pre_sets, &factors, &notes);
-    let mut runner = Runner::new(analysis)
-        .with_iter_limit(cfg.limits.iterations)
-        .with_node_limit(cfg.limits.nodes)
-        .with_time_limit(
-            cfg.limits
-                .time
-                .unwrap_or(Duration::from_secs(365 * 24 * 3600)),
-        )
-        .with_scheduler(BackoffScheduler::default());
+    let limited = |r: Runner<SeqLang, SeqAnalysis>| {
+        r.with_iter_limit(cfg.limits.iterations)
+            .with_node_limit(cfg.limits.nodes)
+            .with_time_limit(
+                cfg.limits
+                    .time
+                    .unwrap_or(Duration::from_secs(365 * 24 * 3600)),
+            )
+            .with_scheduler(BackoffScheduler::default())
+    };
+    let mut runner = limited(Runner::new(analysis));
     if cfg.explanations {
         runner = runner.with_explanations_enabled();
     }
@@ -224,16 +226,7 @@ pub fn saturate(
         // Counted (in the report's iterations) only where it rewrote something.
         pre_iterations = first.iterations;
         pre_iterations.retain(|it| !it.applied.is_empty());
-        runner = Runner::new(first.egraph.analysis.clone())
-            .with_egraph(first.egraph)
-            .with_iter_limit(cfg.limits.iterations)
-            .with_node_limit(cfg.limits.nodes)
-            .with_time_limit(
-                cfg.limits
-                    .time
-                    .unwrap_or(Duration::from_secs(365 * 24 * 3600)),
-            )
-            .with_scheduler(BackoffScheduler::default());
+        runner = limited(Runner::new(first.egraph.analysis.clone()).with_egraph(first.egraph));
         runner.roots = roots;
     }
     if goal {
