@@ -12,7 +12,11 @@ use super::graph::{emit, How, StreamGraph};
 use crate::st::area::Weights;
 use crate::st::design::BodyId;
 use crate::st::{Design, Layout, NodeId as StId, StOp};
-use std::collections::{BTreeMap, HashMap};
+use crate::util::fxhash::FxBuild;
+use std::collections::BTreeMap;
+
+/// Hash maps keyed by class and node indices, hashed with Fx (SipHash showed in profiles).
+type HashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
 
 /// Per class: the least cost and the node that achieves it.
 pub type Choice = Vec<(f64, Option<usize>)>;
@@ -26,7 +30,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
     use std::rc::Rc;
     let n = g.classes.len();
     let mut best: Choice = vec![(f64::INFINITY, None); n];
-    type Set = HashMap<usize, f64, super::graph::FxBuild>;
+    type Set = HashMap<usize, f64>;
     let mut sets: Vec<Option<Rc<Set>>> = vec![None; n];
     let own: Vec<Vec<f64>> = g
         .classes
@@ -170,7 +174,7 @@ impl<'g, 'a> Builder<'g, 'a> {
             choice,
             d,
             inputs: ids,
-            bodies: HashMap::new(),
+            bodies: HashMap::default(),
         })
     }
 
@@ -233,7 +237,7 @@ impl<'g, 'a> Builder<'g, 'a> {
             let k = u8::try_from(k).map_err(|_| "too many parameters")?;
             args.push(self.d.add_arg(k, p.clone())?);
         }
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         let r = self.build(b, &mut memo, &args)?;
         let r = self.fix(r, root)?;
         let id = self.d.add_body(params.to_vec(), r)?;
@@ -243,7 +247,7 @@ impl<'g, 'a> Builder<'g, 'a> {
 
     /// Builds the top-level class `root` as the output, in exactly layout `out`.
     pub fn finish(mut self, root: usize, out: &Layout) -> Result<Design, String> {
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         let r = self.build(root, &mut memo, &[])?;
         let r = self.fix(r, out)?;
         self.d.set_output(r)?;
@@ -255,7 +259,7 @@ impl<'g, 'a> Builder<'g, 'a> {
 /// once; a body is paid once per hardware copy (times the node's multiplicity). Infinite
 /// if the selection is cyclic or reaches a class without a choice.
 pub fn dag_cost(g: &StreamGraph, choice: &Choice, root: usize, w: &Weights) -> f64 {
-    let mut body_memo: HashMap<usize, f64> = HashMap::new();
+    let mut body_memo: HashMap<usize, f64> = HashMap::default();
     scope_cost(g, choice, root, w, &mut body_memo, 0)
 }
 
@@ -271,7 +275,7 @@ fn scope_cost(
         return f64::INFINITY;
     }
     // 1: in progress, 2: done.
-    let mut state: HashMap<usize, u8> = HashMap::new();
+    let mut state: HashMap<usize, u8> = HashMap::default();
     let mut total = 0.0;
     // Iterative DFS with explicit enter/exit to detect cycles.
     let mut stack = vec![(root, false)];

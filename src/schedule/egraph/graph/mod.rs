@@ -158,7 +158,7 @@ fn addr<T>(r: &Rc<T>) -> usize {
 pub struct StreamGraph<'a> {
     eg: &'a SeqEGraph,
     /// Contexts: `None` is the top level, `Some(params)` a body with those parameter layouts.
-    pub ctxs: IndexSet<Option<Vec<Layout>>>,
+    pub ctxs: IndexSet<Option<Vec<Layout>>, FxBuild>,
     /// The stream classes.
     pub classes: Vec<SClass>,
     index: HashMap<Key, usize>,
@@ -188,7 +188,7 @@ pub struct StreamGraph<'a> {
 impl<'a> StreamGraph<'a> {
     /// An empty stream graph over the phase-1 e-graph `eg`.
     pub fn new(eg: &'a SeqEGraph, bounds: Bounds) -> StreamGraph<'a> {
-        let mut ctxs = IndexSet::new();
+        let mut ctxs = IndexSet::default();
         ctxs.insert(None);
         StreamGraph {
             eg,
