@@ -397,6 +397,13 @@ fn bad_rule_files_get_positioned_errors() {
         "(lower a (seq (up_1d ?n ?x)) (out (sseq ?n ?le)) (in ?x (sseq 1 ?le)) (st (up_1d_s ?n ?le ?x)))\n(lower a (seq (up_1d ?n ?x)) (out (sseq ?n ?le)) (in ?x (sseq 1 ?le)) (st (up_1d_s ?n ?le ?x)))",
     );
     assert!(e.contains("defined twice"), "{e}");
+    let e = load_error(
+        "(lower t (seq (transpose ?no ?ni ?x)) (out (sseq ?ni ?le)) (where (layout ?q (sseq ?no ?e))) (in ?x (sseq ?no (sseq ?ni ?e))) (st (transpose ?no ?ni (sseq ?no (sseq ?ni ?e)) (sseq ?ni (sseq ?no ?e)) ?x)))",
+    );
+    assert!(
+        e.contains("`?q` is used in `(layout ...)` before it is bound"),
+        "{e}"
+    );
 }
 
 #[test]
