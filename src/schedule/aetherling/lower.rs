@@ -56,6 +56,9 @@ pub(super) struct SearchMemo {
     /// Per node: the nodes it reaches through arguments, and the program inputs it reaches
     /// through arguments and bodies.
     cones: HashMap<SeqId, (Vec<SeqId>, Vec<usize>)>,
+    /// When to give up (a time budget): every `lower` after it fails, so one candidate
+    /// (whose sub-searches cost whole designs) cannot run past it.
+    pub(super) deadline: Option<std::time::Instant>,
 }
 
 /// A shared [`SearchMemo`].
@@ -205,6 +208,14 @@ impl<'p> Lowerer<'p> {
 
     /// Lowers node `id` so that its output has the layout of `forms`.
     pub(super) fn lower(&mut self, id: SeqId, forms: &[LayerForm]) -> Result<StId, String> {
+        if self
+            .search
+            .borrow()
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() > d)
+        {
+            return Err("out of time".into());
+        }
         let scope = self.scopes.last().expect("a scope");
         if let Some((st, first)) = scope.memo.get(&id).cloned() {
             if first == forms {

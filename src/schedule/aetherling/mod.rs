@@ -47,9 +47,10 @@ pub fn schedule(p: &Program, s: u64) -> Result<BaselineDesign, String> {
     schedule_within(p, s, None)
 }
 
-/// [`schedule`] with a time budget, checked between candidate output layouts: a run past
-/// `budget` stops with an error that says how many were costed. There is no partial
-/// answer: the baseline's design is the least-area one over all its candidates.
+/// [`schedule`] with a time budget, checked at every node the lowering visits: a run past
+/// `budget` stops with an error that says how many candidate output layouts were costed.
+/// There is no partial answer: the baseline's design is the least-area one over all its
+/// candidates.
 pub fn schedule_within(
     p: &Program,
     s: u64,
@@ -68,14 +69,16 @@ pub fn schedule_within(
     let mut failures = Vec::new();
     let tried = candidates.len();
     let memo = lower::Memo::default();
+    memo.borrow_mut().deadline = budget.map(|b| start + b);
     for (k, (forms, layout)) in candidates.into_iter().enumerate() {
+        let got = lower_program(p, &forms, s, &memo);
         if let Some(b) = budget.filter(|b| start.elapsed() > *b) {
             return Err(format!(
                 "Aetherling's scheduler did not finish slowdown {s} within {} s ({k} of {tried} output layouts costed)",
                 b.as_secs_f64()
             ));
         }
-        match lower_program(p, &forms, s, &memo) {
+        match got {
             Ok(d) => {
                 let a = area(&d).total.scalar(&weights);
                 if best.as_ref().is_none_or(|(b, _)| a < *b) {
