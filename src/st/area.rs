@@ -263,7 +263,11 @@ pub fn movement_area(p: &Perm) -> Area {
     // reshape: millions), and the same operator is costed again for every design that
     // contains it (Aetherling's baseline costs each candidate output layout's whole design:
     // camera at s = 8294400 asked 3000 times for 267 distinct ones), so results are kept
-    // per thread.
+    // per thread. Small ones are cheaper to measure than to key (the scheduler's stream
+    // graph measures thousands of them and keeps its own costs).
+    if p.input.atoms().max(p.output.atoms()) < MEMO_MIN_ATOMS {
+        return measure_movement(p);
+    }
     type Key = (AtomMap, Layout, Layout, u64);
     thread_local! {
         static MEMO: RefCell<HashMap<Key, Area, FxBuild>> = RefCell::new(HashMap::default());
@@ -283,6 +287,9 @@ pub fn movement_area(p: &Perm) -> Area {
     });
     a
 }
+
+/// The smallest operator (atoms per period) whose movement area [`movement_area`] keeps.
+const MEMO_MIN_ATOMS: u64 = 1 << 12;
 
 fn measure_movement(p: &Perm) -> Area {
     let live = p.max_live_atoms();
