@@ -445,8 +445,7 @@ fn reshapes_between_random_layouts() {
     let mut rng = Rng::new(108);
     let mut seen = BTreeSet::new();
     for k in 0..(3 * INSTANCES) {
-        let g = rng.pick(&pool);
-        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (a, b) = same_size_pair(&mut rng, &pool);
         let (p, d) = reshape_pair("reshape", &a, &b);
         let f = frames(&mut rng);
         seen.extend(check_rtl(&p, &d, k, f, "reshape"));
@@ -465,8 +464,7 @@ fn transposes_between_random_layouts() {
     let mut rng = Rng::new(112);
     let mut seen = BTreeSet::new();
     for k in 0..(3 * INSTANCES) {
-        let g = rng.pick(&pool);
-        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (a, b) = same_size_pair(&mut rng, &pool);
         let (p, d) = transpose_pair(&mut rng, &a, &b);
         let f = frames(&mut rng);
         seen.extend(check_rtl(&p, &d, k, f, "transpose"));
@@ -489,8 +487,7 @@ fn reshapes_from_sparse_layouts_as_gated_delay_lines() {
     let mut gated = 0;
     let mut k = 0;
     while k < 3 * INSTANCES {
-        let g = rng.pick(&pool);
-        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (a, b) = same_size_pair(&mut rng, &pool);
         if (0..a.clocks()).all(|c| a.is_valid_clock(c)) {
             continue;
         }
@@ -578,8 +575,7 @@ fn fifos_counters_and_joins() {
     let pool = layout_pool();
     let mut delayed = 0;
     for k in 0..INSTANCES {
-        let g = rng.pick(&pool);
-        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (a, b) = same_size_pair(&mut rng, &pool);
         let mut pr = Pair::new("join");
         let (pi, di) = pr.input("I", &a);
         let r1 =

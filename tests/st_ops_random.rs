@@ -326,8 +326,7 @@ fn reshapes_between_random_layouts_of_equal_clocks() {
     let pool = layout_pool();
     let mut rng = Rng::new(8);
     for k in 0..(2 * INSTANCES) {
-        let g = rng.pick(&pool);
-        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (a, b) = same_size_pair(&mut rng, &pool);
         let mut pr = Pair::new("reshape");
         let (pi, di) = pr.input("I", &a);
         let dout =
@@ -351,8 +350,7 @@ fn transposes_between_random_layouts_of_equal_clocks() {
     let pool = layout_pool();
     let mut rng = Rng::new(9);
     for k in 0..(2 * INSTANCES) {
-        let g = rng.pick(&pool);
-        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (a, b) = same_size_pair(&mut rng, &pool);
         let (p, d) = transpose_pair(&mut rng, &a, &b);
         let f = frames(&mut rng);
         check_pair(&p, &d, k, f);
@@ -421,8 +419,7 @@ fn joins_of_branches_with_different_latency_get_fifos() {
     let mut rng = Rng::new(10);
     let mut delayed = 0;
     for k in 0..INSTANCES {
-        let g = rng.pick(&pool);
-        let (a, b) = (rng.pick(g).clone(), rng.pick(g).clone());
+        let (a, b) = same_size_pair(&mut rng, &pool);
         let mut pr = Pair::new("join");
         let (pi, di) = pr.input("I", &a);
         let r1 =

@@ -57,6 +57,12 @@ impl Pair {
     }
 }
 
+/// Two random layouts of one size and clock count from [`layout_pool`]'s groups.
+pub fn same_size_pair(rng: &mut Rng, pool: &[Vec<Layout>]) -> (Layout, Layout) {
+    let g = rng.pick(pool);
+    (rng.pick(g).clone(), rng.pick(g).clone())
+}
+
 /// A random transpose from layout `a` to layout `b` (one size and clock count) beside its
 /// program: the atoms split at random into `no` rows of `ni` elements, the program's input
 /// typed `(seq no (seq ni elem))` (which `a` lays out flat-order-wise).
