@@ -12,40 +12,45 @@ use std::fmt;
 /// 1920x1080 applications, low enough that arithmetic on measures never overflows.
 pub const MAX_SIZE: u64 = 1 << 28;
 
+/// A layout's sub-layout. Shared, not owned: the schedulers clone layouts far more often
+/// than they build them (a clone of a boxed tree was a tenth of `explore`'s instructions),
+/// and layouts are never mutated in place.
+pub type Sub = std::sync::Arc<Layout>;
+
 /// A space-time layout.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Layout {
     /// A scalar: one lane for one clock.
     Scalar(ScalarType),
     /// An atom tuple of two atoms; itself an atom (one lane).
-    ATuple(Box<Layout>, Box<Layout>),
+    ATuple(Sub, Sub),
     /// A seq-tuple: `n` components side by side on wires, like `sseq`.
-    STuple(u64, Box<Layout>),
+    STuple(u64, Sub),
     /// `n` elements in parallel, during the same clocks.
-    SSeq(u64, Box<Layout>),
+    SSeq(u64, Sub),
     /// `n` valid periods, one element each, then `i` invalid periods.
-    TSeq(u64, u64, Box<Layout>),
+    TSeq(u64, u64, Sub),
 }
 
 impl Layout {
     /// `(sseq n t)`.
     pub fn sseq(n: u64, t: Layout) -> Layout {
-        Layout::SSeq(n, Box::new(t))
+        Layout::SSeq(n, Sub::new(t))
     }
 
     /// `(tseq n i t)`.
     pub fn tseq(n: u64, i: u64, t: Layout) -> Layout {
-        Layout::TSeq(n, i, Box::new(t))
+        Layout::TSeq(n, i, Sub::new(t))
     }
 
     /// `(stuple n t)`.
     pub fn stuple(n: u64, t: Layout) -> Layout {
-        Layout::STuple(n, Box::new(t))
+        Layout::STuple(n, Sub::new(t))
     }
 
     /// `(atuple a b)`.
     pub fn atuple(a: Layout, b: Layout) -> Layout {
-        Layout::ATuple(Box::new(a), Box::new(b))
+        Layout::ATuple(Sub::new(a), Sub::new(b))
     }
 
     /// True for scalars and atom tuples: what atom operators take; one lane, one clock.
@@ -232,26 +237,8 @@ impl Layout {
     pub fn normalize(&self) -> Layout {
         match self {
             Layout::Scalar(_) | Layout::ATuple(..) => self.clone(),
-            Layout::STuple(n, t) | Layout::SSeq(n, t) => {
-                let t = t.normalize();
-                if *n == 1 {
-                    return t;
-                }
-                match t {
-                    Layout::SSeq(m, u) => Layout::SSeq(n * m, u),
-                    t => Layout::sseq(*n, t),
-                }
-            }
-            Layout::TSeq(n, i, t) => {
-                let t = t.normalize();
-                if *n == 1 && *i == 0 {
-                    return t;
-                }
-                match t {
-                    Layout::TSeq(m, 0, u) => Layout::TSeq(n * m, i * m, u),
-                    t => Layout::tseq(*n, *i, t),
-                }
-            }
+            Layout::STuple(n, t) | Layout::SSeq(n, t) => merge_space(*n, normal_sub(t)),
+            Layout::TSeq(n, i, t) => merge_time(*n, *i, normal_sub(t)),
         }
     }
 
@@ -322,6 +309,60 @@ impl From<ScalarType> for Layout {
     }
 }
 
+/// The normal form of a sub-layout, sharing every part that is already normal (most
+/// layouts the schedulers normalize are, and a fresh tree per call was a tenth of
+/// `explore`'s instructions).
+fn normal_sub(s: &Sub) -> Sub {
+    match &**s {
+        Layout::Scalar(_) | Layout::ATuple(..) => s.clone(),
+        Layout::SSeq(n, t) | Layout::STuple(n, t) => {
+            let u = normal_sub(t);
+            if *n == 1 {
+                return u;
+            }
+            let same = matches!(**s, Layout::SSeq(..)) && Sub::ptr_eq(&u, t);
+            if same && !matches!(*u, Layout::SSeq(..)) {
+                return s.clone();
+            }
+            Sub::new(merge_space(*n, u))
+        }
+        Layout::TSeq(n, i, t) => {
+            let u = normal_sub(t);
+            if *n == 1 && *i == 0 {
+                return u;
+            }
+            if Sub::ptr_eq(&u, t) && !matches!(*u, Layout::TSeq(_, 0, _)) {
+                return s.clone();
+            }
+            Sub::new(merge_time(*n, *i, u))
+        }
+    }
+}
+
+/// `n` copies side by side of the normal layout `t`, in normal form: a one-lane layer
+/// vanishes and two space layers merge.
+fn merge_space(n: u64, t: Sub) -> Layout {
+    if n == 1 {
+        return (*t).clone();
+    }
+    match &*t {
+        Layout::SSeq(m, u) => Layout::SSeq(n * m, u.clone()),
+        _ => Layout::SSeq(n, t),
+    }
+}
+
+/// `n` valid and `i` invalid periods of the normal layout `t`, in normal form: a layer of
+/// one valid period vanishes and a time layer over a dense one merges with it.
+fn merge_time(n: u64, i: u64, t: Sub) -> Layout {
+    if n == 1 && i == 0 {
+        return (*t).clone();
+    }
+    match &*t {
+        Layout::TSeq(m, 0, u) => Layout::TSeq(n * m, i * m, u.clone()),
+        _ => Layout::TSeq(n, i, t),
+    }
+}
+
 impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -378,6 +419,61 @@ mod tests {
         assert_eq!(c.normalize(), c);
         let d = Layout::stuple(2, Layout::sseq(3, int()));
         assert_eq!(d.normalize(), Layout::sseq(6, int()));
+    }
+
+    /// Every layout of at most `depth` layers over `int` and `(atuple int int)`.
+    fn small_layouts(depth: usize) -> Vec<Layout> {
+        let mut out = vec![int(), Layout::atuple(int(), int())];
+        if depth == 0 {
+            return out;
+        }
+        for t in small_layouts(depth - 1) {
+            for n in 1..=3 {
+                out.push(Layout::sseq(n, t.clone()));
+                out.push(Layout::tseq(n, 0, t.clone()));
+                out.push(Layout::tseq(n, 1, t.clone()));
+            }
+            if t.is_atom() {
+                out.push(Layout::stuple(2, t.clone()));
+            }
+        }
+        out
+    }
+
+    /// The normal form built afresh at every layer (what `normalize` computed before it
+    /// shared the parts that are already normal).
+    fn rebuilt(l: &Layout) -> Layout {
+        match l {
+            Layout::Scalar(_) | Layout::ATuple(..) => l.clone(),
+            Layout::STuple(n, t) | Layout::SSeq(n, t) => match (*n, rebuilt(t)) {
+                (1, t) => t,
+                (n, Layout::SSeq(m, u)) => Layout::sseq(n * m, (*u).clone()),
+                (n, t) => Layout::sseq(n, t),
+            },
+            Layout::TSeq(n, i, t) => match (*n, *i, rebuilt(t)) {
+                (1, 0, t) => t,
+                (n, i, Layout::TSeq(m, 0, u)) => Layout::tseq(n * m, i * m, (*u).clone()),
+                (n, i, t) => Layout::tseq(n, i, t),
+            },
+        }
+    }
+
+    #[test]
+    fn normal_forms_keep_every_atom_on_its_lane_and_clock() {
+        let all = small_layouts(4);
+        assert!(all.len() > 15_000, "{}", all.len());
+        for l in &all {
+            let n = l.normalize();
+            assert_eq!(n, rebuilt(l), "{l}");
+            assert_eq!(n.normalize(), n, "{l}");
+            assert_eq!(
+                (n.clocks(), n.lanes(), n.atoms()),
+                (l.clocks(), l.lanes(), l.atoms())
+            );
+            for c in 0..l.clocks() {
+                assert_eq!(n.lane_atoms(c), l.lane_atoms(c), "{l} at clock {c}");
+            }
+        }
     }
 
     #[test]

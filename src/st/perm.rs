@@ -24,7 +24,7 @@
 pub mod reduce;
 
 use super::check::layout_elem_of_shift;
-use super::layout::Layout;
+use super::layout::{Layout, Sub};
 use super::op::StOp;
 use super::stream::{flatten, Lane};
 use crate::seq::value::Value;
@@ -320,11 +320,11 @@ impl AtomClocks {
             match cur {
                 Layout::SSeq(k, t) | Layout::STuple(k, t) => {
                     layers.push((k, 0, t.lanes()));
-                    cur = *t;
+                    cur = Sub::unwrap_or_clone(t);
                 }
                 Layout::TSeq(n, _, t) => {
                     layers.push((n, t.clocks(), 0));
-                    cur = *t;
+                    cur = Sub::unwrap_or_clone(t);
                 }
                 _ => break,
             }

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 /// Hash maps keyed by class and node indices, hashed with Fx (SipHash showed in profiles).
 type HashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
+type HashSet<K> = std::collections::HashSet<K, FxBuild>;
 
 /// Per class: the least cost and the node that achieves it.
 pub type Choice = Vec<(f64, Option<usize>)>;
@@ -65,7 +66,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
                     continue;
                 }
                 // Union of the children's sets, starting from the largest.
-                let mut kids: Vec<&Rc<Set>> = Vec::new();
+                let mut kids: Vec<&Rc<Set>> = Vec::with_capacity(nd.kids.len());
                 for (k, _) in &nd.kids {
                     match &sets[*k] {
                         Some(s) => kids.push(s),
@@ -74,10 +75,10 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
                 }
                 kids.sort_by_key(|s| std::cmp::Reverse(s.len()));
                 let mut total = mine;
-                let union: Option<Set> = if kids.is_empty() {
-                    Some(Set::default())
-                } else {
-                    let first = kids[0];
+                // The classes the other children add to the first child's set, in the
+                // order met; the union itself is only built for a node that improves.
+                let mut extra: Vec<(usize, f64)> = Vec::new();
+                if let Some(first) = kids.first() {
                     if first.contains_key(&ci) {
                         continue;
                     }
@@ -88,24 +89,22 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
                         .find(|k| sets[*k].as_ref().is_some_and(|s| Rc::ptr_eq(s, first)))
                         .unwrap_or(nd.kids[0].0)]
                     .0;
-                    let mut u: Option<Set> = None;
+                    let mut met: HashSet<usize> = HashSet::default();
                     for s in &kids[1..] {
                         for (k, v) in s.iter() {
                             if *k == ci {
                                 continue 'nodes;
                             }
-                            if !first.contains_key(k)
-                                && !u.as_ref().is_some_and(|u| u.contains_key(k))
-                            {
+                            if !first.contains_key(k) && met.insert(*k) {
                                 total += v;
-                                u.get_or_insert_with(|| (**first).clone()).insert(*k, *v);
+                                extra.push((*k, *v));
                             }
                         }
                     }
-                    Some(u.unwrap_or_else(|| (**first).clone()))
-                };
+                }
                 if total + 1e-9 < best[ci].0 {
-                    let mut u = union.unwrap_or_default();
+                    let mut u = kids.first().map(|f| (***f).clone()).unwrap_or_default();
+                    u.extend(extra);
                     u.insert(ci, mine);
                     best[ci] = (total, Some(ni));
                     sets[ci] = Some(Rc::new(u));
@@ -259,8 +258,18 @@ impl<'g, 'a> Builder<'g, 'a> {
 /// once; a body is paid once per hardware copy (times the node's multiplicity). Infinite
 /// if the selection is cyclic or reaches a class without a choice.
 pub fn dag_cost(g: &StreamGraph, choice: &Choice, root: usize, w: &Weights) -> f64 {
+    dag_cost_in(g, choice, root, w, &mut Marks::default())
+}
+
+/// Per scope depth, the DFS state of every class (0: unvisited, 1: in progress, 2: done),
+/// all zero between calls. [`improve`] costs thousands of selections of one graph; one
+/// hash map per scope and call was a tenth of `explore`'s instructions.
+#[derive(Default)]
+struct Marks(Vec<Vec<u8>>);
+
+fn dag_cost_in(g: &StreamGraph, choice: &Choice, root: usize, w: &Weights, m: &mut Marks) -> f64 {
     let mut body_memo: HashMap<usize, f64> = HashMap::default();
-    scope_cost(g, choice, root, w, &mut body_memo, 0)
+    scope_cost(g, choice, root, w, &mut body_memo, m, 0)
 }
 
 fn scope_cost(
@@ -269,30 +278,69 @@ fn scope_cost(
     root: usize,
     w: &Weights,
     body_memo: &mut HashMap<usize, f64>,
+    marks: &mut Marks,
     depth: usize,
 ) -> f64 {
     if depth > 64 {
         return f64::INFINITY;
     }
-    // 1: in progress, 2: done.
-    let mut state: HashMap<usize, u8> = HashMap::default();
+    // A body scope nested in this one uses the next depth's marks: the same class may be
+    // in both when two bodies share a context.
+    if marks.0.len() <= depth {
+        marks.0.resize_with(depth + 1, Vec::new);
+    }
+    let mut state = std::mem::take(&mut marks.0[depth]);
+    state.resize(g.classes.len(), 0);
+    let mut touched = Vec::new();
+    let total = scope_dfs(
+        g,
+        choice,
+        root,
+        w,
+        body_memo,
+        marks,
+        depth,
+        &mut state,
+        &mut touched,
+    );
+    for c in touched {
+        state[c] = 0;
+    }
+    marks.0[depth] = state;
+    total
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scope_dfs(
+    g: &StreamGraph,
+    choice: &Choice,
+    root: usize,
+    w: &Weights,
+    body_memo: &mut HashMap<usize, f64>,
+    marks: &mut Marks,
+    depth: usize,
+    state: &mut [u8],
+    touched: &mut Vec<usize>,
+) -> f64 {
     let mut total = 0.0;
     // Iterative DFS with explicit enter/exit to detect cycles.
-    let mut stack = vec![(root, false)];
+    let mut stack = Vec::with_capacity(64);
+    stack.push((root, false));
     while let Some((c, exit)) = stack.pop() {
         if exit {
-            state.insert(c, 2);
+            state[c] = 2;
             continue;
         }
-        match state.get(&c) {
-            Some(2) => continue,
-            Some(_) => return f64::INFINITY,
-            None => {}
+        match state[c] {
+            2 => continue,
+            1 => return f64::INFINITY,
+            _ => {}
         }
         let Some(ni) = choice[c].1 else {
             return f64::INFINITY;
         };
-        state.insert(c, 1);
+        state[c] = 1;
+        touched.push(c);
         stack.push((c, true));
         let nd = &g.classes[c].nodes[ni];
         total += nd.own.scalar(w);
@@ -300,7 +348,7 @@ fn scope_cost(
             let bc = match body_memo.get(b) {
                 Some(v) => *v,
                 None => {
-                    let v = scope_cost(g, choice, *b, w, body_memo, depth + 1);
+                    let v = scope_cost(g, choice, *b, w, body_memo, marks, depth + 1);
                     body_memo.insert(*b, v);
                     v
                 }
@@ -308,10 +356,10 @@ fn scope_cost(
             total += bc * nd.mult as f64;
         }
         for (k, _) in &nd.kids {
-            match state.get(k) {
-                Some(2) => {}
-                Some(_) => return f64::INFINITY,
-                None => stack.push((*k, false)),
+            match state[*k] {
+                2 => {}
+                1 => return f64::INFINITY,
+                _ => stack.push((*k, false)),
             }
         }
     }
@@ -349,7 +397,8 @@ pub fn improve(
     input_ok: &dyn Fn(usize, &Layout) -> bool,
     passes: usize,
 ) -> f64 {
-    let mut best = dag_cost(g, choice, root, w);
+    let mut marks = Marks::default();
+    let mut best = dag_cost_in(g, choice, root, w, &mut marks);
     for _ in 0..passes {
         let mut improved = false;
         for c in reachable(g, choice, root) {
@@ -373,7 +422,7 @@ pub fn improve(
                     continue;
                 }
                 choice[c].1 = Some(alt);
-                let cost = dag_cost(g, choice, root, w);
+                let cost = dag_cost_in(g, choice, root, w, &mut marks);
                 if cost + 1e-9 < best {
                     best = cost;
                     improved = true;

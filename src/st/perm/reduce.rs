@@ -26,7 +26,7 @@
 //! `tests/st_perm_periodic.rs` checks the results against the per-atom definitions on
 //! thousands of random layouts.
 
-use crate::st::layout::Layout;
+use crate::st::layout::{Layout, Sub};
 
 /// The map of a [`Shape`]: [`super::AtomMap`] without the fill values (fills are never
 /// held, so latency and storage do not depend on them).
@@ -98,17 +98,17 @@ enum Dim {
 
 /// The layers of `l`'s normal form, outermost first, and its atom.
 fn dims(l: &Layout) -> (Vec<Dim>, Layout) {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(8);
     let mut cur = l.normalize();
     loop {
         match cur {
             Layout::SSeq(k, t) | Layout::STuple(k, t) => {
                 out.push(Dim::S(k));
-                cur = *t;
+                cur = Sub::unwrap_or_clone(t);
             }
             Layout::TSeq(n, i, t) => {
                 out.push(Dim::T(n, i));
-                cur = *t;
+                cur = Sub::unwrap_or_clone(t);
             }
             atom => return (out, atom),
         }
