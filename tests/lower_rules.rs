@@ -9,6 +9,7 @@
 mod common;
 
 use common::*;
+use tessera::schedule::egraph::graph::fit;
 use tessera::schedule::lower::{
     rules, Bound, Instance, LowerRule, LowerRules, Need, SeqArgs, SeqHead,
 };
@@ -79,6 +80,11 @@ struct Case {
     leaf: Leaf,
 }
 
+/// `seq 1 t`.
+fn seq_1(t: SeqType) -> SeqType {
+    SeqType::seq(1, t)
+}
+
 fn rand_case(rng: &mut Rng, head: SeqHead, e: &SeqType) -> Case {
     let n = rng.range(1, 8);
     let seq = |k: u64| SeqType::Seq(k, Box::new(e.clone()));
@@ -96,7 +102,7 @@ fn rand_case(rng: &mut Rng, head: SeqHead, e: &SeqType) -> Case {
             let init = rng.coin().then(|| random_value(e, rng));
             (vec![n, rng.range(0, n)], init, vec![seq(n)])
         }
-        SeqHead::Transpose => {
+        SeqHead::Transpose | SeqHead::Unpartition => {
             let ni = rng.range(1, 8);
             (
                 vec![n, ni],
@@ -104,10 +110,21 @@ fn rand_case(rng: &mut Rng, head: SeqHead, e: &SeqType) -> Case {
                 vec![SeqType::seq(n, SeqType::seq(ni, e.clone()))],
             )
         }
+        SeqHead::Partition => {
+            let ni = rng.range(1, 8);
+            (vec![n, ni], None, vec![seq(n * ni)])
+        }
+        SeqHead::STupleToSeq => (vec![n], None, vec![seq_1(SeqType::stuple(n, e.clone()))]),
+        SeqHead::SeqToSTuple => (vec![n], None, vec![seq(n)]),
     };
-    // The output's element: a transpose's is a whole row (`seq no e`).
+    // The output's element: a transpose's is a whole row (`seq no e`); the relabels' rules
+    // match the whole output, so they see its type.
     let elem = match head {
         SeqHead::Transpose => seq(n),
+        SeqHead::Partition => SeqType::seq(n, SeqType::seq(nums[1], e.clone())),
+        SeqHead::Unpartition => seq(n * nums[1]),
+        SeqHead::STupleToSeq => seq(n),
+        SeqHead::SeqToSTuple => seq_1(SeqType::stuple(n, e.clone())),
         _ => e.clone(),
     };
     Case {
@@ -178,6 +195,16 @@ fn program(head: SeqHead, c: &Case) -> Program {
             &[xs[0]],
         )
         .unwrap(),
+        SeqHead::Partition | SeqHead::Unpartition => {
+            let (no, ni) = (n, c.args.nums[1]);
+            let op = match head {
+                SeqHead::Partition => Op::Partition { no, ni },
+                _ => Op::Unpartition { no, ni },
+            };
+            build::apply(&mut p, op, &[xs[0]]).unwrap()
+        }
+        SeqHead::STupleToSeq => build::apply(&mut p, Op::STupleToSeq { n }, &[xs[0]]).unwrap(),
+        SeqHead::SeqToSTuple => build::apply(&mut p, Op::SeqToSTuple { n }, &[xs[0]]).unwrap(),
     };
     p.set_output(out);
     p
@@ -239,7 +266,73 @@ fn elem_var(rule: &LowerRule) -> usize {
         .expect("an output pattern has an element variable")
 }
 
+/// A random output layout of a relabel case (its whole type, `c.args.elem`) over the
+/// element layout `le` (an atom for the seq-tuple operators).
+fn rand_whole(rng: &mut Rng, head: SeqHead, c: &Case, le: &Layout) -> Layout {
+    let n = c.args.nums[0];
+    match head {
+        SeqHead::Partition => {
+            let row = rand_top(rng, c.args.nums[1], le, 2);
+            rand_top(rng, n, &row, 2)
+        }
+        SeqHead::Unpartition => rand_top(rng, n * c.args.nums[1], le, 2),
+        SeqHead::STupleToSeq => rand_top(rng, n, le, 2),
+        _ => rand_top(rng, 1, &Layout::stuple(n, le.clone()), 2),
+    }
+}
+
+/// A relabel rule on random instances: the producer in the layout with the output's
+/// wires fitted to its type (one the scheduler offers), the output must be the same wires
+/// and simulate equal to the interpreter.
+fn check_relabel(ri: usize, rule: &LowerRule) {
+    let mut rng = Rng::new(1000 + ri as u64);
+    let (mut matched, mut tries) = (0, 0);
+    let (w, _) = rule
+        .same_wires
+        .expect("a relabel rule has `(same-wires ?l)`");
+    while matched < INSTANCES {
+        tries += 1;
+        assert!(
+            tries <= TRIES,
+            "lowering rule `{}`: only {matched} of {TRIES} random output layouts match it",
+            rule.name
+        );
+        let s = scalar(&mut rng);
+        let tuple = matches!(rule.head, SeqHead::STupleToSeq | SeqHead::SeqToSTuple);
+        let le = if tuple {
+            Layout::Scalar(s)
+        } else {
+            rand_layout(&mut rng, 2, s)
+        };
+        let c = rand_case(&mut rng, rule.head, &le.to_seq());
+        let l = rand_whole(&mut rng, rule.head, &c, &le);
+        let Some(mut env) = rule.match_out(&c.args, &l) else {
+            continue;
+        };
+        let Some(lx) = fit(&l.normalize(), &c.inputs[0]) else {
+            continue;
+        };
+        env.set(w, Bound::Lay(lx.clone()));
+        matched += 1;
+        let inst = Instance::new(ri, env).expect("a matched rule's term is defined");
+        assert!(inst.is_relabel());
+        let p = program(rule.head, &c);
+        let (d, out) = design(rule, &inst, &c);
+        assert_eq!(
+            d.layout(out).normalize(),
+            l.normalize(),
+            "lowering rule `{}` on {l}: the producer in {lx} is not the same wires",
+            rule.name
+        );
+        eprintln!("lowering rule `{}`: {lx} as {l}", rule.name);
+        check_pair(&p, &d, 7 * ri as u64 + matched as u64, 2);
+    }
+}
+
 fn check_rule(ri: usize, rule: &LowerRule) {
+    if rule.head.whole_layout() {
+        return check_relabel(ri, rule);
+    }
     let mut rng = Rng::new(1000 + ri as u64);
     let (mut matched, mut tries) = (0, 0);
     while matched < INSTANCES {
@@ -344,6 +437,8 @@ fn every_operator_has_a_rule_for_each_output_form() {
             SeqHead::Up => (&wide, &["time-time", "mixed"]),
             SeqHead::Reduce | SeqHead::Down => (&one, &[]),
             SeqHead::Transpose => (&rows, &["partially parallel over space"]),
+            // The relabels match any layout of their output: checked below.
+            _ => continue,
         };
         let args = SeqArgs {
             nums: match head {
@@ -367,6 +462,42 @@ fn every_operator_has_a_rule_for_each_output_form() {
                 matched.is_empty(),
                 unlowered.contains(form),
                 "{} in the {form} form {l}: matched by {matched:?}",
+                head.name()
+            );
+        }
+    }
+    // A relabel has one rule, for every layout that carries its output's atoms (whatever
+    // its layers), and none for a layout of other atoms.
+    let carried = [
+        s(12, e.clone()),
+        t(12, 1, e.clone()),
+        t(3, 0, s(4, e.clone())),
+        s(3, t(4, 2, e.clone())),
+        t(2, 0, t(6, 1, e.clone())),
+    ];
+    let int8 = e.to_seq();
+    for (head, ty) in [
+        (
+            SeqHead::Partition,
+            SeqType::seq(3, SeqType::seq(4, int8.clone())),
+        ),
+        (SeqHead::Unpartition, SeqType::seq(12, int8.clone())),
+        (SeqHead::STupleToSeq, SeqType::seq(12, int8.clone())),
+    ] {
+        let args = SeqArgs {
+            nums: vec![3, 4],
+            init: None,
+            elem: ty,
+        };
+        for l in carried.iter().chain([&s(11, e.clone())]) {
+            let matched = rs
+                .for_head(head)
+                .filter(|(_, r)| r.match_out(&args, l).is_some())
+                .count();
+            assert_eq!(
+                matched,
+                usize::from(l.atoms() == 12),
+                "{} on {l}",
                 head.name()
             );
         }
@@ -404,6 +535,24 @@ fn bad_rule_files_get_positioned_errors() {
         e.contains("`?q` is used in `(layout ...)` before it is bound"),
         "{e}"
     );
+    let e = load_error(
+        "(lower p (seq (partition ?no ?ni ?x)) (out (sseq ?no ?le)) (in ?x (same-wires ?le)) (st ?x))",
+    );
+    assert!(
+        e.contains("match the whole output layout, `(out ?l)`"),
+        "{e}"
+    );
+    let e = load_error(
+        "(lower p (seq (partition ?no ?ni ?x))\n  (out ?l)\n  (in ?x (same-wires ?k))\n  (st ?x))",
+    );
+    assert!(
+        e.contains("bad.rules:3") && e.contains("`?k` in `(same-wires ...)` is not bound"),
+        "{e}"
+    );
+    let e = load_error(
+        "(lower u (seq (up_1d ?n ?x)) (out (sseq ?n ?le)) (in ?x (same-wires ?le)) (st ?x))",
+    );
+    assert!(e.contains("and only they"), "{e}");
 }
 
 #[test]

@@ -215,3 +215,34 @@ fn explain_proves_each_design() {
         assert_eq!(reread.canonical(), got.design.canonical());
     }
 }
+
+/// A program that only regroups its input gets, at every slowdown, a design of area 0
+/// (the relabel rule `partition-same-wires`): the design file's output is the input (or
+/// its wires regrouped), it reads back, and simulates equal to the interpreter.
+#[test]
+fn a_relabel_of_the_input_is_a_design_without_operators() {
+    let dir = std::env::temp_dir().join(format!("tessera-relabel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let seq = dir.join("part.seq");
+    std::fs::write(
+        &seq,
+        "(input I (seq 6 uint8))\n(output (partition 2 3 I))\n",
+    )
+    .unwrap();
+    let seq = seq.to_str().unwrap();
+    for s in ["1", "2", "3", "6"] {
+        let st = dir.join(format!("part_s{s}.st"));
+        let st = st.to_str().unwrap();
+        let (code, out, err) = tessera(&["schedule", seq, "--slowdown", s, "--explain", "-o", st]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("partition-same-wires"), "{out}");
+        assert!(err.contains("area 0.0 "), "{err}");
+        // The input itself, or wired to the root's exact layers (`sseq 2 (sseq 3 _)`).
+        let text = std::fs::read_to_string(st).unwrap();
+        let wired = text.contains("(output (reshape ") && text.trim_end().ends_with(" I))");
+        assert!(text.contains("(output I)") || wired, "{text}");
+        let (code, out, err) = tessera(&["sim", "--program", seq, st]);
+        assert_eq!(code, 0, "s = {s}: {out}{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -116,8 +116,14 @@ fn describe(how: &How) -> String {
     match how {
         How::Input(k) => format!("program input {k}"),
         How::Arg(k, _) => format!("function parameter {k}"),
-        How::Relabel => "relabel (the same wires and clocks)".into(),
         How::Op(op) => op.to_string(),
+        How::Lower(inst) if inst.is_relabel() => {
+            format!(
+                "{}: {} (the same wires, no operator)",
+                inst.rule().name,
+                inst.show()
+            )
+        }
         How::Lower(inst) => format!("{}: {}", inst.rule().name, inst.show()),
     }
 }

@@ -16,6 +16,7 @@ mod pattern;
 pub use pattern::{Bound, Env, Expr, LayPat};
 
 use crate::seq::types::SeqType;
+use crate::st::verify::implements;
 use crate::st::Layout;
 use crate::util::diag::Diagnostic;
 use std::sync::OnceLock;
@@ -38,6 +39,10 @@ pub const DEFAULT_LOWER_FILES: &[(&str, &str)] = &[
         "rules/lower/transpose.rules",
         include_str!("../../../rules/lower/transpose.rules"),
     ),
+    (
+        "rules/lower/relabel.rules",
+        include_str!("../../../rules/lower/relabel.rules"),
+    ),
 ];
 
 /// The sequence operators that have lowering rules, with the role of each argument.
@@ -57,6 +62,14 @@ pub enum SeqHead {
     Shift,
     /// `(transpose NO NI x)`.
     Transpose,
+    /// `(partition NO NI x)`.
+    Partition,
+    /// `(unpartition NO NI x)`.
+    Unpartition,
+    /// `(stuple_to_seq N x)`.
+    STupleToSeq,
+    /// `(seq_to_stuple N x)`.
+    SeqToSTuple,
 }
 
 /// What an argument of a sequence operator is.
@@ -74,7 +87,7 @@ pub enum Role {
 
 impl SeqHead {
     /// Every operator with lowering rules.
-    pub const ALL: [SeqHead; 7] = [
+    pub const ALL: [SeqHead; 11] = [
         SeqHead::Map,
         SeqHead::Map2,
         SeqHead::Reduce,
@@ -82,6 +95,10 @@ impl SeqHead {
         SeqHead::Up,
         SeqHead::Shift,
         SeqHead::Transpose,
+        SeqHead::Partition,
+        SeqHead::Unpartition,
+        SeqHead::STupleToSeq,
+        SeqHead::SeqToSTuple,
     ];
 
     /// The head's name as written in programs and rules.
@@ -94,6 +111,10 @@ impl SeqHead {
             SeqHead::Up => "up_1d",
             SeqHead::Shift => "shift",
             SeqHead::Transpose => "transpose",
+            SeqHead::Partition => "partition",
+            SeqHead::Unpartition => "unpartition",
+            SeqHead::STupleToSeq => "stuple_to_seq",
+            SeqHead::SeqToSTuple => "seq_to_stuple",
         }
     }
 
@@ -108,19 +129,29 @@ impl SeqHead {
         match self {
             SeqHead::Map | SeqHead::Reduce => &[Num, Body, Input],
             SeqHead::Map2 => &[Num, Body, Input, Input],
-            SeqHead::Down => &[Num, Num, Input],
-            SeqHead::Up => &[Num, Input],
+            SeqHead::Down | SeqHead::Transpose => &[Num, Num, Input],
+            SeqHead::Partition | SeqHead::Unpartition => &[Num, Num, Input],
+            SeqHead::Up | SeqHead::STupleToSeq | SeqHead::SeqToSTuple => &[Num, Input],
             SeqHead::Shift => &[Num, Num, Init, Input],
-            SeqHead::Transpose => &[Num, Num, Input],
         }
+    }
+
+    /// True for the operators that keep their atoms in flat order (they only regroup
+    /// layers): their rules match the whole output layout, `(out ?l)`, not its top layer.
+    pub fn whole_layout(self) -> bool {
+        matches!(
+            self,
+            SeqHead::Partition | SeqHead::Unpartition | SeqHead::STupleToSeq | SeqHead::SeqToSTuple
+        )
     }
 
     /// The length of the output's top `seq` layer, given the operator's numbers (in
     /// argument order; `None` if one is missing).
     pub fn out_len(self, nums: &[u64]) -> Option<u64> {
         match self {
-            SeqHead::Reduce | SeqHead::Down => Some(1),
+            SeqHead::Reduce | SeqHead::Down | SeqHead::SeqToSTuple => Some(1),
             SeqHead::Transpose => nums.get(1).copied(),
+            SeqHead::Unpartition => nums.first()?.checked_mul(*nums.get(1)?),
             _ => nums.first().copied(),
         }
     }
@@ -232,6 +263,9 @@ pub struct LowerRule {
     /// The index of the first rule whose space-time term is the same up to variable
     /// names (see [`Instance`]).
     pub shape: usize,
+    /// For `(in ?x (same-wires ?l))`: the hidden variable the scheduler binds to each
+    /// layout of the producer with the wires of `?l`, and `?l`.
+    pub same_wires: Option<(usize, usize)>,
 }
 
 /// A loaded set of lowering rules.
@@ -306,7 +340,8 @@ pub struct SeqArgs {
     pub nums: Vec<u64>,
     /// The shift's initial element, if any.
     pub init: Option<crate::seq::value::Value>,
-    /// The type of the output's elements (below the top layer).
+    /// The type of the output's elements (below the top layer); for a
+    /// [`SeqHead::whole_layout`] operator, the output's type.
     pub elem: SeqType,
 }
 
@@ -355,6 +390,11 @@ impl Instance {
         &rules().rules[self.rule]
     }
 
+    /// True if the instance builds nothing: its term is its producer (a relabel).
+    pub fn is_relabel(&self) -> bool {
+        matches!(self.rule().st, Term::Var(_))
+    }
+
     /// The layouts of the rule's needs (inputs and body), in the rule's order.
     pub fn need_layouts(&self) -> Result<Vec<(&'static Need, Vec<Layout>)>, String> {
         let r = self.rule();
@@ -394,9 +434,16 @@ impl LowerRule {
                 Role::Body | Role::Input => {}
             }
         }
-        let (len, elem) = self.out.match_layer(l, &mut env)?;
-        if len != self.head.out_len(&args.nums)? || elem.to_seq() != args.elem {
-            return None;
+        if self.head.whole_layout() {
+            let (LayPat::Var(v), true) = (&self.out, implements(l, &args.elem)) else {
+                return None;
+            };
+            env.set(*v, Bound::Lay(l.clone()));
+        } else {
+            let (len, elem) = self.out.match_layer(l, &mut env)?;
+            if len != self.head.out_len(&args.nums)? || elem.to_seq() != args.elem {
+                return None;
+            }
         }
         for c in &self.conds {
             pattern::run_cond(c, &mut env)?;

@@ -71,6 +71,12 @@ impl Reader<'_> {
         }
     }
 
+    /// A variable the rule text does not name (`name` cannot be written in a rule).
+    fn fresh(&mut self, name: String) -> usize {
+        self.vars.push(name);
+        self.vars.len() - 1
+    }
+
     fn expr(&mut self, s: &Sexp) -> R<Expr> {
         if let Some(a) = s.atom() {
             if a.starts_with('?') {
@@ -255,6 +261,7 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
     let (mut out, mut st) = (None, None);
     let mut conds = Vec::new();
     let mut needs = Vec::new();
+    let mut same_wires = None;
     for c in clauses {
         let xs = c.list().unwrap_or_default();
         match c.head() {
@@ -264,7 +271,8 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
                     return Err(rd.err(c, "expected `(seq (OP ?args ...))`"));
                 };
                 let Some(head) = s.head().and_then(SeqHead::from_name) else {
-                    return Err(rd.err(s, "expected one of map, map2, reduce, down_1d, up_1d, shift, transpose"));
+                    let names: Vec<&str> = SeqHead::ALL.iter().map(|h| h.name()).collect();
+                    return Err(rd.err(s, format!("expected one of {}", names.join(", "))));
                 };
                 let args = s.list().unwrap_or_default();
                 if args.len() != head.roles().len() + 1 {
@@ -278,6 +286,17 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
                 for w in &xs[1..] {
                     conds.push(rd.cond(w)?);
                 }
+            }
+            Some("in") if xs.len() == 3 && xs[2].head() == Some("same-wires") => {
+                let v = rd.var(&xs[1])?;
+                let ys = xs[2].list().unwrap_or_default();
+                let Some(l) = ys.get(1).filter(|_| ys.len() == 2) else {
+                    return Err(rd.err(&xs[2], "expected `(same-wires ?l)`"));
+                };
+                let l = rd.var(l)?;
+                let w = rd.fresh(format!("{}:wires", rd.vars[v]));
+                same_wires = Some((c, w, l));
+                needs.push((c, v, vec![LayPat::Var(w)], None));
             }
             Some("in") if xs.len() == 3 => {
                 let v = rd.var(&xs[1])?;
@@ -306,6 +325,15 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
     let Some(out) = out else {
         return Err(rd.err(item, "missing `(out L)`"));
     };
+    if head.whole_layout() && !matches!(out, LayPat::Var(_)) {
+        return Err(rd.err(
+            item,
+            format!(
+                "`{}` keeps its atoms in flat order; its rules match the whole output layout, `(out ?l)`",
+                head.name()
+            ),
+        ));
+    }
     let body_var = head
         .roles()
         .iter()
@@ -333,6 +361,27 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
         .map(|(_, v)| *v)
         .collect();
     bind_out(&out, &mut bound);
+    if same_wires.is_some() != head.whole_layout() {
+        return Err(rd.err(
+            item,
+            "`(in ?x (same-wires ?l))` is how the flat-order operators (partition, unpartition, stuple_to_seq, seq_to_stuple) take their producer, and only they",
+        ));
+    }
+    if let Some((c, w, l)) = same_wires {
+        if !bound.contains(&l) {
+            return Err(rd.err(
+                c,
+                format!(
+                    "`{}` in `(same-wires ...)` is not bound by `out`",
+                    rd.vars[l]
+                ),
+            ));
+        }
+        if needs.len() != 1 {
+            return Err(rd.err(c, "`(same-wires ?l)` must be the rule's only requirement"));
+        }
+        bound.insert(w);
+    }
     for c in &conds {
         let (uses, binds): (Vec<&Expr>, Vec<usize>) = match c {
             Cond::Cmp(_, a, b) => (vec![a, b], vec![]),
@@ -454,6 +503,7 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
             .map(|c| c.to_string())
             .collect(),
         shape: 0,
+        same_wires: same_wires.map(|(_, w, l)| (w, l)),
     })
 }
 

@@ -111,7 +111,12 @@ impl Design {
                 w.names.insert(id, name);
             }
             let mut s = String::from("(output ");
-            w.node_doc(o, 0).pretty(2, &mut s);
+            // An output that is an input (a design that only relabels its input) is
+            // written by name: an input has no operator form.
+            match w.names.get(&o) {
+                Some(name) => s.push_str(name),
+                None => w.node_doc(o, 0).pretty(2, &mut s),
+            }
             out.push_str(&s);
             out.push_str(")\n");
         }

@@ -11,12 +11,18 @@ pub enum How {
     Input(usize),
     /// Parameter `k` of the enclosing body, with its exact layout.
     Arg(u8, Layout),
-    /// The same wires as child 0 (a flat-order-preserving operator).
-    Relabel,
     /// One space-time operator without a body.
     Op(StOp),
     /// An instance of a lowering rule (`rules/lower/`).
     Lower(Instance),
+}
+
+impl How {
+    /// True for a relabel: a rule instance that builds nothing (its term is its producer,
+    /// in a layout with the same wires), so it has no area of its own.
+    pub fn is_relabel(&self) -> bool {
+        matches!(self, How::Lower(inst) if inst.is_relabel())
+    }
 }
 
 /// Emits the node `how` into `d` over the children `kids` (and body `body`).
@@ -28,10 +34,6 @@ pub fn emit(
 ) -> Result<StId, String> {
     match how {
         How::Input(_) | How::Arg(..) => Err("inputs and parameters are not emitted".into()),
-        How::Relabel => kids
-            .first()
-            .copied()
-            .ok_or_else(|| "relabel of nothing".into()),
         How::Op(op) => d.add(op.clone(), kids),
         How::Lower(inst) => inst.emit(d, kids, body),
     }

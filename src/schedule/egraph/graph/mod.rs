@@ -11,8 +11,9 @@
 //! fixed composite of them, as in Aetherling's tables) whose children are stream classes
 //! with the exact layouts the operator needs, and, for higher-order operators, a body given
 //! as a stream class in the body's context. `partition`, `unpartition`, `stuple_to_seq` and
-//! `seq_to_stuple` keep the flat order, so they lower to a free *relabel* of their producer's
-//! stream class when a layout of it has the same normal form; a `reshape` between two
+//! `seq_to_stuple` keep the flat order, so their rules (`rules/lower/relabel.rules`) lower
+//! them to a free *relabel* of their producer's stream class when a layout of it has the
+//! same normal form; a `reshape` between two
 //! stream classes of one value is an explicit node with its model area.
 //!
 //! The graph is built lazily from the requested roots (one per candidate output layout):
@@ -442,11 +443,11 @@ impl<'a> StreamGraph<'a> {
             | SeqLang::Down(_)
             | SeqLang::Up(_)
             | SeqLang::Shift(_)
-            | SeqLang::Transpose(_) => self.lower_by_rules(idx, ctx, ty, l, enode),
-            SeqLang::Partition(_)
+            | SeqLang::Transpose(_)
+            | SeqLang::Partition(_)
             | SeqLang::Unpartition(_)
             | SeqLang::STupleToSeq(_)
-            | SeqLang::SeqToSTuple(_) => self.lower_relabel(idx, ctx, l, enode),
+            | SeqLang::SeqToSTuple(_) => self.lower_by_rules(idx, ctx, ty, l, enode),
             SeqLang::HMap(_) => {
                 self.unlowered.insert("hmap");
             }

@@ -55,7 +55,7 @@ impl StreamGraph<'_> {
             };
             let id = emit(&mut d, how, &ids, b)?;
             let out = d.layout(id).clone();
-            if matches!(**how, How::Relabel) {
+            if how.is_relabel() {
                 return Ok((Area::default(), 0, out));
             }
             d.set_output(id)?;

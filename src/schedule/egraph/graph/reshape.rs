@@ -1,11 +1,10 @@
-//! Reshapes and relabels: explicit `reshape` nodes between layouts of one value, reshapes
-//! between the views of program inputs, and the free relabels of flat-order-preserving
-//! operators (`partition`, `unpartition`, `stuple_to_seq`, `seq_to_stuple`).
+//! Reshapes: explicit `reshape` nodes between layouts of one value and between the views
+//! of program inputs; and the layouts a relabel (a flat-order-preserving operator such as
+//! `partition`) may take its producer in.
 
 use super::how::How;
 use super::layout::fit;
 use super::{addr, StreamGraph};
-use crate::egraph::lang::SeqLang;
 use crate::st::perm::Perm;
 use crate::st::{Layout, StOp};
 use egg::Id;
@@ -74,18 +73,13 @@ impl StreamGraph<'_> {
         }
     }
 
-    /// Lowers a flat-order-preserving operator to relabels of its producer's stream class
-    /// (or, if no layout of it has the same normal form, reshapes into it).
-    pub(super) fn lower_relabel(&mut self, idx: usize, ctx: usize, l: &Layout, enode: &SeqLang) {
-        let (SeqLang::Partition([_, _, x])
-        | SeqLang::Unpartition([_, _, x])
-        | SeqLang::STupleToSeq([_, x])
-        | SeqLang::SeqToSTuple([_, x])) = enode
-        else {
-            return;
-        };
-        let Some(xt) = self.value_type(*x) else {
-            return;
+    /// The layouts of `x` (in scope `ctx`) with the wires of `l` the graph knows: its
+    /// candidates with `l`'s normal form, the fit of that normal form to `x`'s type, and
+    /// the views of `x`'s stream class with these wires. A relabel (`rules/lower/relabel.rules`)
+    /// takes its producer in each.
+    pub(super) fn same_wires(&mut self, ctx: usize, x: Id, l: &Layout) -> Vec<Layout> {
+        let Some(xt) = self.value_type(x) else {
+            return Vec::new();
         };
         let cands = self.cands(&xt, l.clocks());
         let norm = l.normalize();
@@ -100,22 +94,13 @@ impl StreamGraph<'_> {
             }
         }
         // The producer's class may already hold a view with these wires.
-        if let Some(k) = self.lookup(ctx, *x, l) {
+        if let Some(k) = self.lookup(ctx, x, l) {
             for v in &self.classes[k].views {
                 if !same.contains(v) && crate::st::verify::implements(v, &xt) {
                     same.push((**v).clone());
                 }
             }
         }
-        if same.is_empty() {
-            for from in cands.iter().take(self.bounds.reshape_sources) {
-                self.add_reshape(idx, ctx, *x, from, l);
-            }
-        }
-        for lx in same {
-            if let Some(kx) = self.request(ctx, *x, &lx) {
-                self.add_node(idx, How::Relabel, vec![(kx, lx)], None);
-            }
-        }
+        same
     }
 }

@@ -1,6 +1,7 @@
-//! Lowering of the operators that have lowering rules (`rules/lower/`: `map`, `map2`,
-//! `reduce`, `down_1d`, `up_1d`, `shift`): one stream node per matching rule instance and,
-//! for a map, per combination of candidate body parameter layouts.
+//! Lowering of the operators that have lowering rules (`rules/lower/`: every operator
+//! but the leaves): one stream node per matching rule instance and, for a map, per
+//! combination of candidate body parameter layouts, and for a relabel, per layout of its
+//! producer with the same wires.
 
 use super::how::How;
 use super::StreamGraph;
@@ -30,9 +31,18 @@ impl StreamGraph<'_> {
             SeqLang::Up(c) => (SeqHead::Up, c),
             SeqLang::Shift(c) => (SeqHead::Shift, c),
             SeqLang::Transpose(c) => (SeqHead::Transpose, c),
+            SeqLang::Partition(c) => (SeqHead::Partition, c),
+            SeqLang::Unpartition(c) => (SeqHead::Unpartition, c),
+            SeqLang::STupleToSeq(c) => (SeqHead::STupleToSeq, c),
+            SeqLang::SeqToSTuple(c) => (SeqHead::SeqToSTuple, c),
             _ => return,
         };
-        let Some((_, elem)) = ty.as_seq() else { return };
+        let elem = if head.whole_layout() {
+            ty
+        } else {
+            let Some((_, elem)) = ty.as_seq() else { return };
+            elem
+        };
         let (mut nums, mut init, mut body, mut inputs) = (Vec::new(), None, None, Vec::new());
         for (role, c) in head.roles().iter().zip(children) {
             match role {
@@ -60,6 +70,10 @@ impl StreamGraph<'_> {
             let Some(env) = rule.match_out(&args, l) else {
                 continue;
             };
+            if let Some((w, lv)) = rule.same_wires {
+                self.relabel(idx, ctx, &env, (w, lv), inputs[0], ri);
+                continue;
+            }
             let Some(envs) = self.choose(rule, env, &inputs) else {
                 continue;
             };
@@ -92,6 +106,42 @@ impl StreamGraph<'_> {
                 if complete {
                     self.add_node(idx, How::Lower(inst), kids, body_node);
                 }
+            }
+        }
+    }
+
+    /// Adds the instances of a relabel rule (`(in ?x (same-wires ?l))`): one per layout
+    /// of the producer `x` with the wires of the output view; if none is known, reshapes
+    /// of `x` into the output view from its simplest candidate layouts.
+    fn relabel(
+        &mut self,
+        idx: usize,
+        ctx: usize,
+        env: &Env,
+        vars: (usize, usize),
+        x: Id,
+        ri: usize,
+    ) {
+        let Some(lower::Bound::Lay(l)) = env.get(vars.1).cloned() else {
+            return;
+        };
+        let same = self.same_wires(ctx, x, &l);
+        if same.is_empty() {
+            if let Some(xt) = self.value_type(x) {
+                let cands = self.cands(&xt, l.clocks());
+                for from in cands.iter().take(self.bounds.reshape_sources) {
+                    self.add_reshape(idx, ctx, x, from, &l);
+                }
+            }
+        }
+        for lx in same {
+            let mut e = env.clone();
+            e.set(vars.0, lower::Bound::Lay(lx.clone()));
+            let Some(inst) = Instance::new(ri, e) else {
+                continue;
+            };
+            if let Some(kx) = self.request(ctx, x, &lx) {
+                self.add_node(idx, How::Lower(inst), vec![(kx, lx)], None);
             }
         }
     }
