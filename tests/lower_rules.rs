@@ -281,15 +281,11 @@ fn rand_whole(rng: &mut Rng, head: SeqHead, c: &Case, le: &Layout) -> Layout {
     }
 }
 
-/// A relabel rule on random instances: the producer in the layout with the output's
-/// wires fitted to its type (one the scheduler offers), the output must be the same wires
-/// and simulate equal to the interpreter.
-fn check_relabel(ri: usize, rule: &LowerRule) {
+/// Runs `check` on random cases until `INSTANCES` of them matched the rule; `check` gets
+/// the number the instance would have and says whether it matched (and was checked).
+fn each_instance(ri: usize, rule: &LowerRule, mut check: impl FnMut(&mut Rng, u64) -> bool) {
     let mut rng = Rng::new(1000 + ri as u64);
     let (mut matched, mut tries) = (0, 0);
-    let (w, _) = rule
-        .same_wires
-        .expect("a relabel rule has `(same-wires ?l)`");
     while matched < INSTANCES {
         tries += 1;
         assert!(
@@ -297,23 +293,36 @@ fn check_relabel(ri: usize, rule: &LowerRule) {
             "lowering rule `{}`: only {matched} of {TRIES} random output layouts match it",
             rule.name
         );
-        let s = scalar(&mut rng);
+        if check(&mut rng, matched as u64 + 1) {
+            matched += 1;
+        }
+    }
+}
+
+/// A relabel rule on random instances: the producer in the layout with the output's
+/// wires fitted to its type (one the scheduler offers), the output must be the same wires
+/// and simulate equal to the interpreter.
+fn check_relabel(ri: usize, rule: &LowerRule) {
+    let (w, _) = rule
+        .same_wires
+        .expect("a relabel rule has `(same-wires ?l)`");
+    each_instance(ri, rule, |rng, k| {
+        let s = scalar(rng);
         let tuple = matches!(rule.head, SeqHead::STupleToSeq | SeqHead::SeqToSTuple);
         let le = if tuple {
             Layout::Scalar(s)
         } else {
-            rand_layout(&mut rng, 2, s)
+            rand_layout(rng, 2, s)
         };
-        let c = rand_case(&mut rng, rule.head, &le.to_seq());
-        let l = rand_whole(&mut rng, rule.head, &c, &le);
+        let c = rand_case(rng, rule.head, &le.to_seq());
+        let l = rand_whole(rng, rule.head, &c, &le);
         let Some(mut env) = rule.match_out(&c.args, &l) else {
-            continue;
+            return false;
         };
         let Some(lx) = fit(&l.normalize(), &c.inputs[0]) else {
-            continue;
+            return false;
         };
         env.set(w, Bound::Lay(lx.clone()));
-        matched += 1;
         let inst = Instance::new(ri, env).expect("a matched rule's term is defined");
         assert!(inst.is_relabel());
         let p = program(rule.head, &c);
@@ -325,38 +334,31 @@ fn check_relabel(ri: usize, rule: &LowerRule) {
             rule.name
         );
         eprintln!("lowering rule `{}`: {lx} as {l}", rule.name);
-        check_pair(&p, &d, 7 * ri as u64 + matched as u64, 2);
-    }
+        check_pair(&p, &d, 7 * ri as u64 + k, 2);
+        true
+    });
 }
 
 fn check_rule(ri: usize, rule: &LowerRule) {
     if rule.head.whole_layout() {
         return check_relabel(ri, rule);
     }
-    let mut rng = Rng::new(1000 + ri as u64);
-    let (mut matched, mut tries) = (0, 0);
-    while matched < INSTANCES {
-        tries += 1;
-        assert!(
-            tries <= TRIES,
-            "lowering rule `{}`: only {matched} of {TRIES} random output layouts match it",
-            rule.name
-        );
-        let s = scalar(&mut rng);
-        let mut le = rand_layout(&mut rng, 2, s);
-        let c = rand_case(&mut rng, rule.head, &le.to_seq());
+    each_instance(ri, rule, |rng, k| {
+        let s = scalar(rng);
+        let mut le = rand_layout(rng, 2, s);
+        let c = rand_case(rng, rule.head, &le.to_seq());
         if rule.head == SeqHead::Transpose {
             // The output's element is a row of `no` elements.
-            le = rand_top(&mut rng, c.args.nums[0], &le, 2);
+            le = rand_top(rng, c.args.nums[0], &le, 2);
         }
         let max_idle = if c.out_len == 1 {
             2 * c.args.nums[0]
         } else {
             2
         };
-        let l = rand_top(&mut rng, c.out_len, &le, max_idle);
+        let l = rand_top(rng, c.out_len, &le, max_idle);
         let Some(mut env) = rule.match_out(&c.args, &l) else {
-            continue;
+            return false;
         };
         // Body parameters the output does not fix: the element layout itself (the test's
         // functions keep the element type and layout).
@@ -365,7 +367,6 @@ fn check_rule(ri: usize, rule: &LowerRule) {
             env.set(*v, e.clone());
         }
         assert!(matches!(e, Bound::Lay(_)));
-        matched += 1;
         let inst = Instance::new(ri, env).expect("a matched rule's term is defined");
         let p = program(rule.head, &c);
         let (d, out) = design(rule, &inst, &c);
@@ -380,8 +381,9 @@ fn check_rule(ri: usize, rule: &LowerRule) {
         // Names the rule in the output of a failing check.
         eprintln!("lowering rule `{}`: {} on {l}", rule.name, inst.show());
         let frames = rng.range(2, 3) as usize;
-        check_pair(&p, &d, 7 * ri as u64 + matched as u64, frames);
-    }
+        check_pair(&p, &d, 7 * ri as u64 + k, frames);
+        true
+    });
 }
 
 #[test]

@@ -212,6 +212,9 @@ fn greedy_matches_ilp_on_seeds_and_map() {
         ("examples/seed/diamond.seq", seeds),
         ("examples/map.seq", map),
         ("examples/seed/stencil_underutil.seq", &[1, 2, 3, 4, 6, 12]),
+        // CBC does not finish these two at s >= 2 within minutes (docs/scheduling.md).
+        ("examples/seed/sum3x1.seq", &[1]),
+        ("examples/seed/blur3x1.seq", &[1]),
         ("examples/conv2d.seq", &[1]),
         ("examples/conv2d_b2b.seq", &[1]),
         ("examples/conv2d_b2b_3x3_repeat.seq", &[1]),

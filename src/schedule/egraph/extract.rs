@@ -268,102 +268,97 @@ pub fn dag_cost(g: &StreamGraph, choice: &Choice, root: usize, w: &Weights) -> f
 struct Marks(Vec<Vec<u8>>);
 
 fn dag_cost_in(g: &StreamGraph, choice: &Choice, root: usize, w: &Weights, m: &mut Marks) -> f64 {
-    let mut body_memo: HashMap<usize, f64> = HashMap::default();
-    scope_cost(g, choice, root, w, &mut body_memo, m, 0)
-}
-
-fn scope_cost(
-    g: &StreamGraph,
-    choice: &Choice,
-    root: usize,
-    w: &Weights,
-    body_memo: &mut HashMap<usize, f64>,
-    marks: &mut Marks,
-    depth: usize,
-) -> f64 {
-    if depth > 64 {
-        return f64::INFINITY;
-    }
-    // A body scope nested in this one uses the next depth's marks: the same class may be
-    // in both when two bodies share a context.
-    if marks.0.len() <= depth {
-        marks.0.resize_with(depth + 1, Vec::new);
-    }
-    let mut state = std::mem::take(&mut marks.0[depth]);
-    state.resize(g.classes.len(), 0);
-    let mut touched = Vec::new();
-    let total = scope_dfs(
+    DagCost {
         g,
         choice,
-        root,
         w,
-        body_memo,
-        marks,
-        depth,
-        &mut state,
-        &mut touched,
-    );
-    for c in touched {
-        state[c] = 0;
+        body_memo: HashMap::default(),
+        marks: m,
     }
-    marks.0[depth] = state;
-    total
+    .scope(root, 0)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn scope_dfs(
-    g: &StreamGraph,
-    choice: &Choice,
-    root: usize,
-    w: &Weights,
-    body_memo: &mut HashMap<usize, f64>,
-    marks: &mut Marks,
-    depth: usize,
-    state: &mut [u8],
-    touched: &mut Vec<usize>,
-) -> f64 {
-    let mut total = 0.0;
-    // Iterative DFS with explicit enter/exit to detect cycles.
-    let mut stack = Vec::with_capacity(64);
-    stack.push((root, false));
-    while let Some((c, exit)) = stack.pop() {
-        if exit {
-            state[c] = 2;
-            continue;
-        }
-        match state[c] {
-            2 => continue,
-            1 => return f64::INFINITY,
-            _ => {}
-        }
-        let Some(ni) = choice[c].1 else {
+/// One DAG cost computation: the selection, and each body's cost once computed.
+struct DagCost<'a> {
+    g: &'a StreamGraph<'a>,
+    choice: &'a Choice,
+    w: &'a Weights,
+    body_memo: HashMap<usize, f64>,
+    marks: &'a mut Marks,
+}
+
+impl DagCost<'_> {
+    /// The cost of the scope (the top level or a body) rooted at `root`, at nesting `depth`.
+    fn scope(&mut self, root: usize, depth: usize) -> f64 {
+        if depth > 64 {
             return f64::INFINITY;
-        };
-        state[c] = 1;
-        touched.push(c);
-        stack.push((c, true));
-        let nd = &g.classes[c].nodes[ni];
-        total += nd.own.scalar(w);
-        if let Some((b, _, _)) = &nd.body {
-            let bc = match body_memo.get(b) {
-                Some(v) => *v,
-                None => {
-                    let v = scope_cost(g, choice, *b, w, body_memo, marks, depth + 1);
-                    body_memo.insert(*b, v);
-                    v
-                }
-            };
-            total += bc * nd.mult as f64;
         }
-        for (k, _) in &nd.kids {
-            match state[*k] {
-                2 => {}
+        // A body scope nested in this one uses the next depth's marks: the same class may
+        // be in both when two bodies share a context.
+        if self.marks.0.len() <= depth {
+            self.marks.0.resize_with(depth + 1, Vec::new);
+        }
+        let mut state = std::mem::take(&mut self.marks.0[depth]);
+        state.resize(self.g.classes.len(), 0);
+        let mut touched = Vec::new();
+        let total = self.dfs(root, depth, &mut state, &mut touched);
+        for c in touched {
+            state[c] = 0;
+        }
+        self.marks.0[depth] = state;
+        total
+    }
+
+    fn dfs(
+        &mut self,
+        root: usize,
+        depth: usize,
+        state: &mut [u8],
+        touched: &mut Vec<usize>,
+    ) -> f64 {
+        let mut total = 0.0;
+        // Iterative DFS with explicit enter/exit to detect cycles.
+        let mut stack = Vec::with_capacity(64);
+        stack.push((root, false));
+        while let Some((c, exit)) = stack.pop() {
+            if exit {
+                state[c] = 2;
+                continue;
+            }
+            match state[c] {
+                2 => continue,
                 1 => return f64::INFINITY,
-                _ => stack.push((*k, false)),
+                _ => {}
+            }
+            let Some(ni) = self.choice[c].1 else {
+                return f64::INFINITY;
+            };
+            state[c] = 1;
+            touched.push(c);
+            stack.push((c, true));
+            let nd = &self.g.classes[c].nodes[ni];
+            total += nd.own.scalar(self.w);
+            if let Some((b, _, _)) = &nd.body {
+                let bc = match self.body_memo.get(b) {
+                    Some(v) => *v,
+                    None => {
+                        let v = self.scope(*b, depth + 1);
+                        self.body_memo.insert(*b, v);
+                        v
+                    }
+                };
+                total += bc * nd.mult as f64;
+            }
+            for (k, _) in &nd.kids {
+                match state[*k] {
+                    2 => {}
+                    1 => return f64::INFINITY,
+                    _ => stack.push((*k, false)),
+                }
             }
         }
+        total
     }
-    total
 }
 
 /// Classes reachable from `root` under the selection (all scopes), in visit order.
