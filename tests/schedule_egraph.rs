@@ -198,6 +198,23 @@ fn explore_marks_the_front() {
 /// parallel (s = 1), and the exact designs verify too. (CBC takes 165 s on `blur3x1` at
 /// s = 2, equal to the greedy area, and does not finish `sum3x1` or `conv2d` at s = 2 in a
 /// minute: docs/scheduling.md.)
+/// CBC's time limit: a layout whose ILP is not proven by then gets no design, and the
+/// message says why (not the unlowered `hmap`s saturation left in the graph).
+#[cfg(feature = "lp")]
+#[test]
+fn exact_extraction_stops_at_its_time_limit() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conv2d.seq");
+    let p = load_program(&path).unwrap();
+    let o = egraph::Options {
+        exact: true,
+        exact_seconds: 1.0,
+        ..egraph::Options::default()
+    };
+    let e = egraph::schedule(&p, 2, &o).expect_err("CBC needs minutes here");
+    assert!(e.contains("CBC proved no optimum within 1 s"), "{e}");
+    assert!(!e.contains("has no lowering"), "{e}");
+}
+
 #[cfg(feature = "lp")]
 #[test]
 fn greedy_matches_ilp_on_seeds_and_map() {

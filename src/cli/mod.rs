@@ -160,6 +160,10 @@ enum Command {
         /// with `--features lp` and CBC; practical for small programs only).
         #[arg(long)]
         exact: bool,
+        /// CBC's time limit per candidate output layout with --exact, in seconds; a layout
+        /// without a proven optimum by then gets no design.
+        #[arg(long, value_name = "SECS", default_value_t = 60.0, requires = "exact")]
+        exact_seconds: f64,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -363,6 +367,7 @@ pub fn main() -> i32 {
             explain,
             no_burst,
             exact,
+            exact_seconds,
             json,
         } => {
             // clap's required group guarantees one of the three.
@@ -380,6 +385,7 @@ pub fn main() -> i32 {
                     strategy,
                     out: output.as_deref(),
                     exact,
+                    exact_seconds,
                     json,
                     explain,
                     output_layout: output_layout.as_deref(),

@@ -105,6 +105,8 @@ pub struct ScheduleArgs<'a> {
     pub out: Option<&'a Path>,
     /// Exact extraction (ILP).
     pub exact: bool,
+    /// CBC's time limit per candidate output layout.
+    pub exact_seconds: f64,
     /// JSON output.
     pub json: bool,
     /// Add the derivation from the program to the design.
@@ -224,6 +226,7 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     };
     let o = egraph::Options {
         exact: a.exact,
+        exact_seconds: a.exact_seconds,
         burst: a.burst,
         explain: a.explain,
         output,

@@ -18,13 +18,15 @@ use std::collections::{BTreeMap, HashMap};
 /// the optimum, which makes the model small enough for CBC on the paper's apps: a node
 /// whose own cost plus a lower bound of its most expensive child exceeds it is left out,
 /// and levels are only needed inside the strongly connected parts of what is left
-/// (reshapes and relabels make the only cycles).
+/// (reshapes and relabels make the only cycles). CBC stops after `seconds`; without a
+/// proven optimum by then there is no result.
 pub fn choose_ilp(
     g: &StreamGraph,
     w: &Weights,
     bodies: &Choice,
     start: &Choice,
     root: usize,
+    seconds: f64,
 ) -> Result<(Choice, f64), String> {
     use coin_cbc::{Model, Sense};
     use std::collections::HashSet;
@@ -133,6 +135,7 @@ pub fn choose_ilp(
     }
     let mut m = Model::default();
     m.set_parameter("log", "0");
+    m.set_parameter("seconds", &seconds.to_string());
     m.set_obj_sense(Sense::Minimize);
     let active: Vec<_> = order.iter().map(|_| m.add_binary()).collect();
     // Levels only where a cycle can close: inside a strongly connected part.
@@ -195,6 +198,12 @@ pub fn choose_ilp(
         }
     }
     let sol = m.solve();
+    if sol.raw().is_seconds_limit_reached() {
+        return Err(format!(
+            "{} {seconds} s (--exact-seconds raises the limit)",
+            super::ILP_TIME_LIMIT
+        ));
+    }
     if !sol.raw().is_proven_optimal() {
         return Err("the ILP has no proven optimum".into());
     }

@@ -51,6 +51,9 @@ pub struct Options {
     pub improve_passes: usize,
     /// Extract the top scope exactly by ILP (feature `lp`, CBC) instead of greedily.
     pub exact: bool,
+    /// CBC's time limit per candidate output layout, in seconds: a layout whose ILP has
+    /// no proven optimum by then gets no design (it fails with a message saying so).
+    pub exact_seconds: f64,
     /// Also try the designs of faster slowdowns (the divisors of `s` among the default
     /// slowdowns) run in bursts ([`crate::schedule::burst`]), keeping the smaller.
     pub burst: bool,
@@ -62,6 +65,9 @@ pub struct Options {
     /// not tried, since they change the layout.
     pub output: Option<Layout>,
 }
+
+/// How an exact extraction that ran out of time begins its message.
+const ILP_TIME_LIMIT: &str = "CBC proved no optimum within";
 
 impl Default for Options {
     fn default() -> Options {
@@ -77,6 +83,7 @@ impl Default for Options {
             roots: 6,
             improve_passes: 3,
             exact: false,
+            exact_seconds: 60.0,
             burst: true,
             baseline: true,
             explain: false,
@@ -483,7 +490,10 @@ fn schedule_direct(
                     return Ok(got);
                 }
             }
-            for op in &g.unlowered {
+            // A layout the ILP ran out of time on had a design; an operator without a
+            // lowering is not why it has none.
+            let by_time = failures.iter().all(|f| f.contains(ILP_TIME_LIMIT));
+            for op in g.unlowered.iter().filter(|_| !by_time) {
                 failures.push(format!(
                     "  (`{op}` has no lowering, and saturation found no equal program without it)"
                 ));
@@ -552,7 +562,7 @@ fn schedule_root(
         _ => true,
     };
     let cost = if o.exact {
-        exact_choice(g, w, free, root, &mut choice)?
+        exact_choice(g, w, free, root, &mut choice, o.exact_seconds)?
     } else {
         improve(g, &mut choice, root, w, &input_ok, o.improve_passes)
     };
@@ -780,8 +790,9 @@ fn exact_choice(
     greedy: &Choice,
     root: usize,
     choice: &mut Choice,
+    seconds: f64,
 ) -> Result<f64, String> {
-    let (c, cost) = ilp::choose_ilp(g, w, greedy, choice, root)?;
+    let (c, cost) = ilp::choose_ilp(g, w, greedy, choice, root, seconds)?;
     *choice = c;
     Ok(cost)
 }
@@ -793,6 +804,7 @@ fn exact_choice(
     _: &Choice,
     _: usize,
     _: &mut Choice,
+    _: f64,
 ) -> Result<f64, String> {
     Err("exact extraction needs the `lp` feature (build with --features lp; needs CBC)".into())
 }
