@@ -129,8 +129,9 @@ impl SeqHead {
         match self {
             SeqHead::Map | SeqHead::Reduce => &[Num, Body, Input],
             SeqHead::Map2 => &[Num, Body, Input, Input],
-            SeqHead::Down | SeqHead::Transpose => &[Num, Num, Input],
-            SeqHead::Partition | SeqHead::Unpartition => &[Num, Num, Input],
+            SeqHead::Down | SeqHead::Transpose | SeqHead::Partition | SeqHead::Unpartition => {
+                &[Num, Num, Input]
+            }
             SeqHead::Up | SeqHead::STupleToSeq | SeqHead::SeqToSTuple => &[Num, Input],
             SeqHead::Shift => &[Num, Num, Init, Input],
         }
