@@ -5,7 +5,8 @@
 //! re-checks the choice of the default weights (`docs/area-model.md`, Calibration).
 
 use super::stats::{spearman, PairAgreement};
-use super::{Report, Yosys};
+use super::Report;
+use crate::rtl::synth::SynthReport;
 use crate::st::area::{Area, Weights};
 use serde::Serialize;
 
@@ -49,7 +50,7 @@ pub struct Point {
     /// The model's area vector.
     pub model: Area,
     /// Synthesis.
-    pub yosys: Yosys,
+    pub yosys: SynthReport,
 }
 
 /// How one weight set ranks the report's designs.
@@ -74,9 +75,9 @@ pub struct Calibration {
     /// The report's weights (those the designs were chosen with).
     pub fit: WeightsFit,
     /// Spearman: model `ram_bits` against the capacity of the LUTRAM, SRL and block RAM
-    /// Yosys used ([`Yosys::ram_bits`]).
+    /// Yosys used ([`SynthReport::ram_bits`]).
     pub ram: Option<f64>,
-    /// Spearman: model `logic` against Yosys LUTs ([`Yosys::luts`]).
+    /// Spearman: model `logic` against Yosys LUTs ([`SynthReport::luts`]).
     pub logic_lut: Option<f64>,
     /// Spearman: model `ff_bits` against Yosys flip-flops.
     pub ff_ff: Option<f64>,
@@ -109,7 +110,11 @@ pub fn scalar_correlation(points: &[Point], w: &Weights) -> Option<f64> {
     spearman(&m, &y)
 }
 
-fn component(points: &[Point], model: fn(&Area) -> u64, yosys: fn(&Yosys) -> u64) -> Option<f64> {
+fn component(
+    points: &[Point],
+    model: fn(&Area) -> u64,
+    yosys: fn(&SynthReport) -> u64,
+) -> Option<f64> {
     let m: Vec<f64> = points.iter().map(|p| model(&p.model) as f64).collect();
     let y: Vec<f64> = points.iter().map(|p| yosys(&p.yosys) as f64).collect();
     spearman(&m, &y)
@@ -148,8 +153,8 @@ pub fn calibrate(r: &Report) -> Calibration {
     Calibration {
         designs: pts.len(),
         fit: fit(r, &pts, "the report's weights", &r.weights),
-        ram: component(&pts, |a| a.ram_bits, Yosys::ram_bits),
-        logic_lut: component(&pts, |a| a.logic, Yosys::luts),
+        ram: component(&pts, |a| a.ram_bits, SynthReport::ram_bits),
+        logic_lut: component(&pts, |a| a.logic, SynthReport::luts),
         ff_ff: component(&pts, |a| a.ff_bits, |y| y.ff),
         alternatives: ALTERNATIVE_WEIGHTS
             .iter()

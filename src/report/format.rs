@@ -3,7 +3,8 @@
 
 use super::calibration::Calibration;
 use super::stats::PairAgreement;
-use super::{AppReport, DesignResult, Report, Row, Yosys};
+use super::{AppReport, DesignResult, Report, Row};
+use crate::rtl::synth::SynthReport;
 use crate::st::area::Weights;
 
 /// A table of strings: a header and rows, numbers right-aligned.
@@ -106,7 +107,7 @@ fn yosys_cell(d: &Option<DesignResult>) -> String {
     }
 }
 
-fn yosys_text(y: &Yosys) -> String {
+fn yosys_text(y: &SynthReport) -> String {
     format!("{}/{}/{}/{}", y.luts(), y.ff, y.bram36(), y.dsp)
 }
 

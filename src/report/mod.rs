@@ -13,7 +13,7 @@ pub mod paper;
 pub mod stats;
 pub mod svg;
 
-use crate::rtl::synth::synth_design;
+use crate::rtl::synth::{synth_design, SynthReport};
 use crate::rtl::RtlOptions;
 use crate::schedule::aetherling;
 use crate::schedule::egraph::{self, Burst};
@@ -166,52 +166,6 @@ pub struct ReportOptions {
     pub baseline_budget: Option<std::time::Duration>,
 }
 
-/// Synthesis area of one design (Yosys `synth_xilinx -family xc7`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Yosys {
-    /// Logic LUTs (LUT1..LUT6).
-    pub lut: u64,
-    /// Inverters (`INV` cells: a LUT1 each once placed; `synth_xilinx` leaves them apart).
-    pub inv: u64,
-    /// LUTs used as distributed RAM.
-    pub lutram: u64,
-    /// LUTs used as shift registers.
-    pub srl: u64,
-    /// Flip-flops.
-    pub ff: u64,
-    /// RAMB18E1 blocks.
-    pub ramb18: u64,
-    /// RAMB36E1 blocks.
-    pub ramb36: u64,
-    /// DSP48E1 blocks.
-    pub dsp: u64,
-    /// CARRY4 cells (not counted in [`Yosys::luts`]).
-    pub carry4: u64,
-}
-
-impl Yosys {
-    /// Every LUT used: logic LUTs, inverters, distributed RAM and shift registers.
-    pub fn luts(&self) -> u64 {
-        self.lut + self.inv + self.lutram + self.srl
-    }
-
-    /// LUTs (all sites) plus flip-flops: the synthesis size the model's scalar should rank.
-    pub fn lut_ff(&self) -> u64 {
-        self.luts() + self.ff
-    }
-
-    /// Block RAM in 36 Kb equivalents.
-    pub fn bram36(&self) -> f64 {
-        self.ramb36 as f64 + self.ramb18 as f64 / 2.0
-    }
-
-    /// Capacity in bits of the memories used: 64 per LUTRAM LUT, 32 per SRL, 18 Kib per
-    /// RAMB18 and 36 Kib per RAMB36 (what the model's `ram_bits` should rank).
-    pub fn ram_bits(&self) -> u64 {
-        self.lutram * 64 + self.srl * 32 + self.ramb18 * 18 * 1024 + self.ramb36 * 36 * 1024
-    }
-}
-
 /// One design of a row: its model area and, with `--yosys`, its synthesis area.
 #[derive(Clone, Debug, Serialize)]
 pub struct DesignResult {
@@ -220,7 +174,7 @@ pub struct DesignResult {
     /// Model area vector.
     pub area_vec: Area,
     /// Synthesis area.
-    pub yosys: Option<Yosys>,
+    pub yosys: Option<SynthReport>,
     /// Why synthesis failed.
     pub yosys_error: Option<String>,
 }
@@ -461,17 +415,7 @@ fn synthesize(reports: &mut [AppReport], jobs: Vec<((usize, usize, bool), Design
         let dir = base.join(format!("{k}_{}", crate::rtl::netlist::ident(&d.name)));
         let r = synth_design(d, &dir, &RtlOptions::default());
         let _ = std::fs::remove_dir_all(&dir);
-        r.map(|s| Yosys {
-            lut: s.lut,
-            inv: s.cells.get("INV").copied().unwrap_or(0),
-            lutram: s.lutram,
-            srl: s.srl,
-            ff: s.ff,
-            ramb18: s.ramb18,
-            ramb36: s.ramb36,
-            dsp: s.dsp,
-            carry4: s.carry,
-        })
+        r
     });
     let _ = std::fs::remove_dir_all(&base);
     for (((ai, ri, is_egraph), _), k) in jobs.iter().zip(which) {

@@ -15,6 +15,8 @@ use std::time::Duration;
 pub struct SynthReport {
     /// Logic LUTs (LUT1..LUT6).
     pub lut: u64,
+    /// Inverters (`INV` cells: a LUT1 each once placed; `synth_xilinx` leaves them apart).
+    pub inv: u64,
     /// LUTs used as distributed RAM, weighted by their LUT cost (RAM32M/RAM64M count 4).
     pub lutram: u64,
     /// Shift-register LUTs (SRL16E, SRLC32E).
@@ -27,11 +29,13 @@ pub struct SynthReport {
     pub ramb36: u64,
     /// DSP48E1 blocks.
     pub dsp: u64,
-    /// CARRY4 cells.
+    /// CARRY4 cells (not counted in [`SynthReport::luts`]).
+    #[serde(rename = "carry4")]
     pub carry: u64,
     /// MUXF7/MUXF8 cells.
     pub muxf: u64,
-    /// Every cell type and its count.
+    /// Every cell type and its count (`tessera synth --json` prints them).
+    #[serde(skip)]
     pub cells: BTreeMap<String, u64>,
     /// Yosys wall time.
     #[serde(skip)]
@@ -44,6 +48,22 @@ impl SynthReport {
         self.ramb36 as f64 + self.ramb18 as f64 / 2.0
     }
 
+    /// Every LUT used: logic LUTs, inverters, distributed RAM and shift registers.
+    pub fn luts(&self) -> u64 {
+        self.lut + self.inv + self.lutram + self.srl
+    }
+
+    /// LUTs (all sites) plus flip-flops: the synthesis size the model's scalar should rank.
+    pub fn lut_ff(&self) -> u64 {
+        self.luts() + self.ff
+    }
+
+    /// Capacity in bits of the memories used: 64 per LUTRAM LUT, 32 per SRL, 18 Kib per
+    /// RAMB18 and 36 Kib per RAMB36 (what the model's `ram_bits` should rank).
+    pub fn ram_bits(&self) -> u64 {
+        self.lutram * 64 + self.srl * 32 + self.ramb18 * 18 * 1024 + self.ramb36 * 36 * 1024
+    }
+
     /// Sums cell counts into columns.
     pub fn from_cells(cells: BTreeMap<String, u64>) -> SynthReport {
         let mut r = SynthReport::default();
@@ -51,6 +71,7 @@ impl SynthReport {
             let n = *n;
             match t.as_str() {
                 "LUT1" | "LUT2" | "LUT3" | "LUT4" | "LUT5" | "LUT6" => r.lut += n,
+                "INV" => r.inv += n,
                 "RAM32M" | "RAM64M" => r.lutram += 4 * n,
                 "RAM32X1S" | "RAM64X1S" | "RAM128X1S" | "RAM256X1S" => r.lutram += n,
                 "RAM32X1D" | "RAM64X1D" | "RAM128X1D" => r.lutram += 2 * n,
