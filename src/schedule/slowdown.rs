@@ -17,6 +17,7 @@ use crate::seq::program::Program;
 use crate::seq::types::SeqType;
 use crate::st::Layout;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// How one `seq` layer of length `n` is laid out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -90,9 +91,9 @@ pub fn seq_layers(t: &SeqType) -> Vec<u64> {
 }
 
 /// Builds the layout of `t` with one form per `seq` layer, outermost first.
-pub fn build_layout(t: &SeqType, forms: &[LayerForm]) -> Layout {
+pub fn build_layout<F: std::borrow::Borrow<LayerForm>>(t: &SeqType, forms: &[F]) -> Layout {
     match t {
-        SeqType::Seq(n, e) => forms[0].apply(*n, build_layout(e, &forms[1..])),
+        SeqType::Seq(n, e) => forms[0].borrow().apply(*n, build_layout(e, &forms[1..])),
         SeqType::STuple(n, e) => Layout::stuple(*n, build_layout(e, forms)),
         atom => Layout::from_atom_type(atom).expect("an atom type"),
     }
@@ -121,17 +122,19 @@ pub fn tessera_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
 /// with more than `max_lanes` lanes are skipped.
 pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize, max_lanes: u64) -> Vec<Layout> {
     let layers = seq_layers(t);
-    let mut memo: HashMap<(u64, u64), Vec<LayerForm>> = HashMap::new();
+    // One shared list of forms per (layer length, clocks): a large slowdown has thousands
+    // of splits over the same few lists.
+    let mut memo: HashMap<(u64, u64), Rc<[LayerForm]>> = HashMap::new();
     let mut forms = |n: u64, s_l: u64| {
         memo.entry((n, s_l))
             .or_insert_with(|| {
                 let mut forms = aetherling_layer_forms(n, s_l);
                 forms.extend(mixed_layer_forms(n, s_l));
-                forms
+                forms.into()
             })
             .clone()
     };
-    let splits: Vec<Vec<Vec<LayerForm>>> = distributions(s, layers.len())
+    let splits: Vec<Vec<Rc<[LayerForm]>>> = distributions(s, layers.len())
         .into_iter()
         .map(|split| {
             layers
@@ -140,7 +143,7 @@ pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize, max_lanes: u64) ->
                 .map(|(n, s_l)| forms(*n, *s_l))
                 .collect()
         })
-        .filter(|options: &Vec<Vec<LayerForm>>| options.iter().all(|o| !o.is_empty()))
+        .filter(|options: &Vec<Rc<[LayerForm]>>| options.iter().all(|o| !o.is_empty()))
         .collect();
     // The order is (total depth, split, choice indices with the last layer fastest). A
     // depth-bounded walk visits the combinations of one depth in that order, so the first
@@ -150,13 +153,13 @@ pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize, max_lanes: u64) ->
     let highest = bounds.iter().map(|(_, hi)| hi[0]).max().unwrap_or(0);
     let mut seen: HashSet<Layout> = HashSet::new();
     let mut out = Vec::new();
-    let mut combo: Vec<LayerForm> = Vec::with_capacity(layers.len());
+    let mut combo: Vec<&LayerForm> = Vec::with_capacity(layers.len());
     for depth in lowest..=highest {
         for (options, (lo, hi)) in splits.iter().zip(&bounds) {
             if depth < lo[0] || depth > hi[0] {
                 continue;
             }
-            let mut visit = |combo: &[LayerForm]| {
+            let mut visit = |combo: &[&LayerForm]| {
                 let layout = build_layout(t, combo);
                 debug_assert_eq!(layout.clocks(), s);
                 if layout.lanes() <= max_lanes && seen.insert(layout.clone()) {
@@ -173,7 +176,7 @@ pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize, max_lanes: u64) ->
 }
 
 /// The least and greatest total depth of layers `l..` for every `l` (one extra 0 at the end).
-fn suffix_depths(options: &[Vec<LayerForm>]) -> (Vec<usize>, Vec<usize>) {
+fn suffix_depths(options: &[Rc<[LayerForm]>]) -> (Vec<usize>, Vec<usize>) {
     let mut lo = vec![0; options.len() + 1];
     let mut hi = vec![0; options.len() + 1];
     for l in (0..options.len()).rev() {
@@ -186,24 +189,24 @@ fn suffix_depths(options: &[Vec<LayerForm>]) -> (Vec<usize>, Vec<usize>) {
 
 /// Visits, in order, every choice of one form per remaining layer whose depths add up to
 /// `left`; stops (returning false) when `visit` does.
-fn walk(
-    options: &[Vec<LayerForm>],
+fn walk<'f>(
+    options: &'f [Rc<[LayerForm]>],
     lo: &[usize],
     hi: &[usize],
     left: usize,
-    combo: &mut Vec<LayerForm>,
-    visit: &mut impl FnMut(&[LayerForm]) -> bool,
+    combo: &mut Vec<&'f LayerForm>,
+    visit: &mut impl FnMut(&[&'f LayerForm]) -> bool,
 ) -> bool {
     let l = combo.len();
     if l == options.len() {
         return left != 0 || visit(combo);
     }
-    for form in &options[l] {
+    for form in options[l].iter() {
         let d = form.depth();
         if d > left || left - d < lo[l + 1] || left - d > hi[l + 1] {
             continue;
         }
-        combo.push(form.clone());
+        combo.push(form);
         let go_on = walk(options, lo, hi, left - d, combo, visit);
         combo.pop();
         if !go_on {
@@ -260,18 +263,17 @@ pub fn aetherling_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
     }];
     if s_l >= n {
         forms.push(LayerForm::Time { i: s_l - n });
-        for io in 0..=s_l - n {
-            if s_l.is_multiple_of(n + io) {
-                forms.push(LayerForm::Nested(vec![(n, io), (1, s_l / (n + io) - 1)]));
-            }
+        // The periods `n + io` that divide `s_l`, io ascending: the divisors of `s_l` from
+        // `n` up (walking every io was most of a 1920x1080 schedule: s_l is in millions).
+        let periods: Vec<u64> = divisors(s_l).into_iter().filter(|d| *d >= n).collect();
+        for d in &periods {
+            forms.push(LayerForm::Nested(vec![(n, d - n), (1, s_l / d - 1)]));
         }
-        for io in 0..=s_l - n {
-            if s_l.is_multiple_of(n + io) {
-                let q = s_l / (n + io);
-                let k = integer_sqrt(q);
-                if k * k == q {
-                    forms.push(LayerForm::Nested(vec![(n, io), (1, k - 1), (1, k - 1)]));
-                }
+        for d in &periods {
+            let q = s_l / d;
+            let k = integer_sqrt(q);
+            if k * k == q {
+                forms.push(LayerForm::Nested(vec![(n, d - n), (1, k - 1), (1, k - 1)]));
             }
         }
     }
@@ -520,6 +522,42 @@ mod tests {
             streaming_layout(&seq_int(4), 1).unwrap().to_string(),
             "(sseq 4 int8)"
         );
+    }
+
+    #[test]
+    fn layer_forms_match_the_walk_over_every_idle_count() {
+        // Aetherling's enumeration as written: every io from 0 to s_l - n.
+        fn walked(n: u64, s_l: u64) -> Vec<LayerForm> {
+            let mut forms = aetherling_layer_forms(n, s_l);
+            if s_l < n || s_l == 1 {
+                return forms;
+            }
+            forms.truncate(2);
+            for io in 0..=s_l - n {
+                if s_l.is_multiple_of(n + io) {
+                    forms.push(LayerForm::Nested(vec![(n, io), (1, s_l / (n + io) - 1)]));
+                }
+            }
+            for io in 0..=s_l - n {
+                if s_l.is_multiple_of(n + io) {
+                    let q = s_l / (n + io);
+                    let k = integer_sqrt(q);
+                    if k * k == q {
+                        forms.push(LayerForm::Nested(vec![(n, io), (1, k - 1), (1, k - 1)]));
+                    }
+                }
+            }
+            forms
+        }
+        for n in 1..=24 {
+            for s_l in 1..=300 {
+                assert_eq!(
+                    aetherling_layer_forms(n, s_l),
+                    walked(n, s_l),
+                    "n {n}, s_l {s_l}"
+                );
+            }
+        }
     }
 
     #[test]
