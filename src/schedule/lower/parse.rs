@@ -71,7 +71,7 @@ impl Reader<'_> {
         }
     }
 
-    /// A variable the rule text does not name (`name` cannot be written in a rule).
+    /// A variable the rule text does not name (`name` has a space, which no variable has).
     fn fresh(&mut self, name: String) -> usize {
         self.vars.push(name);
         self.vars.len() - 1
@@ -294,7 +294,7 @@ fn parse_rule(file: &str, name: &str, item: &Sexp, clauses: &[Sexp]) -> R<LowerR
                     return Err(rd.err(&xs[2], "expected `(same-wires ?l)`"));
                 };
                 let l = rd.var(l)?;
-                let w = rd.fresh(format!("{}:wires", rd.vars[v]));
+                let w = rd.fresh(format!("{} wires", rd.vars[v]));
                 same_wires = Some((c, w, l));
                 needs.push((c, v, vec![LayPat::Var(w)], None));
             }
