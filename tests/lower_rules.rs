@@ -322,21 +322,38 @@ fn check_relabel(ri: usize, rule: &LowerRule) {
         let Some(lx) = fit(&l.normalize(), &c.inputs[0]) else {
             return false;
         };
-        env.set(w, Bound::Lay(lx.clone()));
+        env.set(w, Bound::Lay(lx));
         let inst = Instance::new(ri, env).expect("a matched rule's term is defined");
         assert!(inst.is_relabel());
-        let p = program(rule.head, &c);
-        let (d, out) = design(rule, &inst, &c);
-        assert_eq!(
-            d.layout(out).normalize(),
-            l.normalize(),
-            "lowering rule `{}` on {l}: the producer in {lx} is not the same wires",
-            rule.name
-        );
-        eprintln!("lowering rule `{}`: {lx} as {l}", rule.name);
-        check_pair(&p, &d, 7 * ri as u64 + k, 2);
+        built_matches(ri, rule, &inst, &c, &l, k, 2);
         true
     });
+}
+
+/// Builds the instance, checks it produces the wires of `l` (the layout it matched) and
+/// simulates it on `frames` frames against the interpreter running the operator.
+fn built_matches(
+    ri: usize,
+    rule: &LowerRule,
+    inst: &Instance,
+    c: &Case,
+    l: &Layout,
+    k: u64,
+    frames: usize,
+) {
+    let p = program(rule.head, c);
+    let (d, out) = design(rule, inst, c);
+    assert_eq!(
+        d.layout(out).normalize(),
+        l.normalize(),
+        "lowering rule `{}` ({}) builds {} instead of the layout it matched, {l}",
+        rule.name,
+        inst.show(),
+        d.layout(out)
+    );
+    // Names the rule in the output of a failing check.
+    eprintln!("lowering rule `{}`: {} on {l}", rule.name, inst.show());
+    check_pair(&p, &d, 7 * ri as u64 + k, frames);
 }
 
 fn check_rule(ri: usize, rule: &LowerRule) {
@@ -368,20 +385,8 @@ fn check_rule(ri: usize, rule: &LowerRule) {
         }
         assert!(matches!(e, Bound::Lay(_)));
         let inst = Instance::new(ri, env).expect("a matched rule's term is defined");
-        let p = program(rule.head, &c);
-        let (d, out) = design(rule, &inst, &c);
-        assert_eq!(
-            d.layout(out).normalize(),
-            l.normalize(),
-            "lowering rule `{}` ({}) builds {} instead of the layout it matched, {l}",
-            rule.name,
-            inst.show(),
-            d.layout(out)
-        );
-        // Names the rule in the output of a failing check.
-        eprintln!("lowering rule `{}`: {} on {l}", rule.name, inst.show());
         let frames = rng.range(2, 3) as usize;
-        check_pair(&p, &d, 7 * ri as u64 + k, frames);
+        built_matches(ri, rule, &inst, &c, &l, k, frames);
         true
     });
 }

@@ -38,9 +38,9 @@ pub struct ReportArgs {
     /// source tree; if that file is missing the paper columns stay empty, with a note.
     #[arg(long, value_name = "CSV")]
     paper: Option<PathBuf>,
-    /// Stop Aetherling's baseline on one app and slowdown after SECS seconds (checked between
-    /// its candidate output layouts); the row then has no baseline and a note says how far
-    /// it got. Default: no limit (camera at 1/4 pixel per clock takes more than ten minutes).
+    /// Stop Aetherling's baseline on one app and slowdown after SECS seconds (checked at
+    /// every node it lowers); the row then has no baseline and a note says how many
+    /// candidate output layouts it costed. Default: no limit (camera at 1/4 pixel per clock takes more than ten minutes).
     #[arg(long, value_name = "SECS")]
     baseline_budget: Option<f64>,
 }

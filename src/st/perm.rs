@@ -28,9 +28,9 @@ use super::layout::{Layout, Sub};
 use super::op::StOp;
 use super::stream::{flatten, Lane};
 use crate::seq::value::Value;
+use crate::util::fxhash::FxBuild;
 use reduce::{reduced_for_latency, reduced_for_sources, reduced_for_storage, Kind, Shape};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// The input atom that output atom `o` of a transpose of `no` rows of `ni` elements of `a`
 /// atoms reads: output element `(i, o')` is input element `(o', i)`.
@@ -521,25 +521,8 @@ struct Distinct {
     cap: usize,
     last: Option<(u64, u64)>,
     few: Vec<(u64, u64)>,
-    many: HashSet<(u64, u64), BuildHasherDefault<PairHasher>>,
-}
-
-/// A multiplicative hasher for pairs of integers (SipHash would dominate the walk).
-#[derive(Default)]
-struct PairHasher(u64);
-
-impl Hasher for PairHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.write_u64(u64::from(*b));
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
+    // Fx, not SipHash: SipHash would dominate the walk.
+    many: HashSet<(u64, u64), FxBuild>,
 }
 
 impl Distinct {

@@ -4,7 +4,8 @@
 
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// FxHash's mixing. Nothing depends on the iteration order of the maps that use it.
+/// FxHash's mixing. Unseeded, so a map's iteration order is the same on every run (the
+/// extraction sums costs in that order).
 #[derive(Clone, Copy, Default)]
 pub struct Fx(u64);
 

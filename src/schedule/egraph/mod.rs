@@ -492,7 +492,8 @@ fn schedule_direct(
             }
             // A layout the ILP ran out of time on had a design; an operator without a
             // lowering is not why it has none.
-            let by_time = failures.iter().all(|f| f.contains(ILP_TIME_LIMIT));
+            let by_time =
+                !failures.is_empty() && failures.iter().all(|f| f.contains(ILP_TIME_LIMIT));
             for op in g.unlowered.iter().filter(|_| !by_time) {
                 failures.push(format!(
                     "  (`{op}` has no lowering, and saturation found no equal program without it)"
