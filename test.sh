@@ -2,8 +2,8 @@
 # Runs every check of the project: formatting, lints and all tests.
 #
 # On a fresh Debian machine it first installs what the tests need and is missing:
-# Icarus Verilog (RTL simulation), Verilator (lint, fast simulation), Yosys (synthesis area)
-# and CBC (the exact ILP extractor). Run it from anywhere: ./test.sh
+# Icarus Verilog (RTL simulation), Verilator (lint, fast simulation), Yosys (synthesis area),
+# nextpnr-ice40 (place-and-route: measured Fmax) and CBC (the exact ILP extractor). Run it from anywhere: ./test.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -11,6 +11,7 @@ missing=()
 command -v iverilog >/dev/null 2>&1 || missing+=(iverilog)
 command -v verilator >/dev/null 2>&1 || missing+=(verilator)
 command -v yosys >/dev/null 2>&1 || missing+=(yosys)
+command -v nextpnr-ice40 >/dev/null 2>&1 || missing+=(nextpnr-ice40)
 if ! pkg-config --exists cbc 2>/dev/null && [ ! -e /usr/include/coin/CbcModel.hpp ]; then
   missing+=(coinor-libcbc-dev)
 fi

@@ -11,6 +11,10 @@
 //! (nodes, classes; for `explore`, summed over its slowdowns) beside its timing, so a
 //! slower run can be told apart from a bigger graph.
 //!
+//! - `explore_at_clock`: the same with every design pipelined for the default clock
+//!   (`Clock::default_target()`, what `tessera explore` does): the timing model's cost is
+//!   its time against `explore/`.
+//!
 //! - `big/...`: one 1920x1080 app, `big_real_32_conv2d`: `schedule` at its fastest paper
 //!   slowdown (s = 129600, 16 pixels per clock; as a lone `schedule` it also schedules its
 //!   four largest burst sources, the default slowdowns dividing 129600) and `explore` over
@@ -33,6 +37,7 @@ use std::path::Path;
 use std::time::Duration;
 use tessera::schedule::egraph::{explore, schedule, Options};
 use tessera::seq::{load_program, Program};
+use tessera::st::pipeline::Clock;
 
 /// The apps, each with its one-slowdown case and its paper slowdowns.
 const APPS: [(&str, u64, &[u64]); 5] = [
@@ -77,23 +82,36 @@ fn schedule_one(c: &mut Criterion) {
 }
 
 fn explore_all(c: &mut Criterion) {
-    let o = Options::default();
-    let mut group = configure(c, "explore");
+    explore_with(c, "explore", &Options::default());
+}
+
+/// `explore` with every design pipelined for the default clock (what `tessera explore`
+/// does): against `explore/`, the cost of the timing model.
+fn explore_at_clock(c: &mut Criterion) {
+    let o = Options {
+        clock: Some(Clock::default_target()),
+        ..Options::default()
+    };
+    explore_with(c, "explore_at_clock", &o);
+}
+
+fn explore_with(c: &mut Criterion, group_name: &str, o: &Options) {
+    let mut group = configure(c, group_name);
     for (name, _, slowdowns) in APPS {
         let p = load(name);
-        let rows = explore(&p, slowdowns, &o);
-        let phase1 = schedule(&p, slowdowns[0], &o)
+        let rows = explore(&p, slowdowns, o);
+        let phase1 = schedule(&p, slowdowns[0], o)
             .map(|g| (g.seq_nodes, g.seq_classes))
             .unwrap_or_default();
         let nodes: usize = rows.iter().map(|r| r.egraph_nodes).sum();
         let classes: usize = rows.iter().map(|r| r.egraph_classes).sum();
         println!(
-            "explore/{name} ({} slowdowns): phase 1 {} e-nodes, {} e-classes; stream graphs {nodes} nodes, {classes} classes in all",
+            "{group_name}/{name} ({} slowdowns): phase 1 {} e-nodes, {} e-classes; stream graphs {nodes} nodes, {classes} classes in all",
             slowdowns.len(),
             phase1.0,
             phase1.1
         );
-        group.bench_function(name, |b| b.iter(|| explore(&p, slowdowns, &o).len()));
+        group.bench_function(name, |b| b.iter(|| explore(&p, slowdowns, o).len()));
     }
     group.finish();
 }
@@ -129,5 +147,11 @@ fn big_app(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, schedule_one, explore_all, big_app);
+criterion_group!(
+    benches,
+    schedule_one,
+    explore_all,
+    explore_at_clock,
+    big_app
+);
 criterion_main!(benches);

@@ -1,13 +1,16 @@
 //! The paper's small apps, the seeds' examples and the 16x8 versions of the 1920x1080 apps,
 //! scheduled at every slowdown of the paper's lists, emitted as Verilog, linted and
 //! simulated in Icarus, and compared with the interpreter on every valid output clock — for
-//! both schedulers.
+//! both schedulers, without pipeline registers and pipelined for the default clock (the
+//! e-graph's designs pipelined where the clock needs it, Aetherling's with a register after
+//! every operator).
 
 use std::path::{Path, PathBuf};
 use tessera::rtl::tools::require_tool;
 use tessera::rtl::verify::{verify_rtl, VerifyOptions};
 use tessera::schedule::{aetherling, egraph};
 use tessera::seq::{load_program, Program};
+use tessera::st::pipeline::{register_every_operator, Clock};
 use tessera::st::Design;
 
 const PAPER: [u64; 7] = [1, 2, 4, 8, 16, 48, 144];
@@ -28,6 +31,18 @@ fn by_aetherling(p: &Program, s: u64) -> Result<Design, String> {
     aetherling::schedule(p, s).map(|g| g.design)
 }
 
+fn by_egraph_pipelined(p: &Program, s: u64) -> Result<Design, String> {
+    let o = egraph::Options {
+        clock: Some(Clock::default_target()),
+        ..egraph::Options::default()
+    };
+    egraph::schedule(p, s, &o).map(|g| g.design)
+}
+
+fn by_aetherling_registered(p: &Program, s: u64) -> Result<Design, String> {
+    aetherling::schedule(p, s).and_then(|g| register_every_operator(&g.design))
+}
+
 /// Schedules `file` at each slowdown with each scheduler and verifies the RTL; returns the
 /// failures as messages.
 fn verify_app(file: &str, slowdowns: &[u64]) -> Vec<String> {
@@ -37,6 +52,11 @@ fn verify_app(file: &str, slowdowns: &[u64]) -> Vec<String> {
     for (name, schedule) in [
         ("egraph", by_egraph as Scheduler),
         ("aetherling", by_aetherling as Scheduler),
+        ("egraph-pipelined", by_egraph_pipelined as Scheduler),
+        (
+            "aetherling-registered",
+            by_aetherling_registered as Scheduler,
+        ),
     ] {
         for &s in slowdowns {
             let d = match schedule(&p, s) {

@@ -121,7 +121,7 @@ fn reduces_in_space_and_time() {
     for k in 0..INSTANCES {
         let s = scalar(&mut rng);
         let elem = rand_layout(&mut rng, 2, s);
-        let n = rng.range(1, 4);
+        let n = rng.range(1, 5);
         let timed = k % 2 == 0;
         let i = if timed { rng.range(0, 2) } else { 0 };
         let l = if timed {
@@ -147,7 +147,9 @@ fn reduces_in_space_and_time() {
         let op = if timed {
             StOp::ReduceT { n, i, body }
         } else {
-            StOp::ReduceS { n, body }
+            // pipeline registers after a random subset of the chain's inner links
+            let regs = (1..n.saturating_sub(1)).filter(|_| rng.coin()).collect();
+            StOp::ReduceS { n, body, regs }
         };
         let dout = pr.d.add(op, &[di]).unwrap();
         let (p, d) = pr.finish(po, dout);

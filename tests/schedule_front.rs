@@ -199,8 +199,10 @@ fn explain_proves_each_design() {
         ("examples/conv2d.seq", 4),
     ] {
         let p = program(file);
+        // the command pipelines for its default clock
         let o = egraph::Options {
             explain: true,
+            clock: Some(tessera::st::pipeline::Clock::default_target()),
             ..egraph::Options::default()
         };
         let got = egraph::schedule(&p, s, &o).unwrap();

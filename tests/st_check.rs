@@ -173,7 +173,14 @@ fn exact_types_of_the_multi_rate_operators() {
         .add_input("R", Layout::sseq(2, Layout::Scalar(ScalarType::UInt8)))
         .unwrap();
     assert!(d
-        .add(StOp::ReduceS { n: 2, body: b }, &[r])
+        .add(
+            StOp::ReduceS {
+                n: 2,
+                body: b,
+                regs: Vec::new(),
+            },
+            &[r]
+        )
         .unwrap_err()
         .contains("zipped pair"));
 }

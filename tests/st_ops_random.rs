@@ -67,7 +67,7 @@ fn reduce_s_and_reduce_t_with_nested_elements() {
     for k in 0..INSTANCES {
         let s = scalar(&mut rng);
         let elem = rand_layout(&mut rng, 2, s);
-        let n = rng.range(1, 4);
+        let n = rng.range(1, 6);
         let timed = rng.coin();
         let i = if timed { rng.range(0, 3) } else { 0 };
         let l = if timed {
@@ -94,7 +94,9 @@ fn reduce_s_and_reduce_t_with_nested_elements() {
         let op = if timed {
             StOp::ReduceT { n, i, body }
         } else {
-            StOp::ReduceS { n, body }
+            // pipeline registers after a random subset of the chain's inner links
+            let regs = (1..n.saturating_sub(1)).filter(|_| rng.coin()).collect();
+            StOp::ReduceS { n, body, regs }
         };
         let dout = pr.d.add(op, &[di]).unwrap();
         let (p, d) = pr.finish(po, dout);

@@ -37,6 +37,8 @@ pub fn check(file: &Path, json: bool) -> CliResult {
     let lat = latency::analyze(&d)?;
     let w = Weights::default();
     let a = area(&d).total;
+    let target = crate::st::delay::Target::ice40_hx8k();
+    let cp = crate::st::pipeline::critical_path(&d, &target)?;
     if json {
         let inputs: serde_json::Map<String, serde_json::Value> = d
             .inputs
@@ -53,6 +55,12 @@ pub fn check(file: &Path, json: bool) -> CliResult {
             "misaligned_joins": misaligned,
             "nodes": d.top_scope().len(),
             "area": area_json(&a, &w),
+            "timing": {
+                "target": target.name,
+                "critical_path_ns": cp.ns,
+                "clock_mhz": cp.mhz,
+                "critical_path": cp.ops,
+            },
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -74,6 +82,13 @@ pub fn check(file: &Path, json: bool) -> CliResult {
             );
         }
         println!("  area   : {}", area_text(&a, &w));
+        println!(
+            "  clock  : {:.1} MHz modelled on {} (critical path {:.2} ns of logic: {})",
+            cp.mhz,
+            target.name,
+            cp.ns,
+            cp.ops.join(" -> ")
+        );
     }
     Ok(0)
 }

@@ -111,6 +111,8 @@ enum Command {
         /// default).
         #[arg(long)]
         no_baseline: bool,
+        #[command(flatten)]
+        clock: ClockArgs,
         /// Print the rows as JSON.
         #[arg(long)]
         json: bool,
@@ -142,6 +144,8 @@ enum Command {
         /// Which scheduler to use.
         #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
+        #[command(flatten)]
+        clock: ClockArgs,
         /// Write the design (.st) here instead of printing it.
         #[arg(short = 'o', long = "output", value_name = "DESIGN.st")]
         output: Option<PathBuf>,
@@ -231,6 +235,8 @@ enum Command {
         /// For a program: the scheduler.
         #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
+        #[command(flatten)]
+        clock: ClockArgs,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -238,6 +244,37 @@ enum Command {
         /// context) and report LUT, LUTRAM, SRL, FF, BRAM, DSP and CARRY4 (docs/rtl.md).
         #[arg(long)]
         yosys: bool,
+    },
+    /// Measure a design's clock by place-and-route on the iCE40 HX8K.
+    ///
+    /// The design's Verilog is wrapped in a register harness (a shift register drives every
+    /// input, every output is captured into registers: every path is register to register
+    /// and nothing is optimized away), synthesized with `synth_ice40` and placed and routed
+    /// with `nextpnr-ice40 --hx8k --package ct256 --seed N`. Prints Fmax, logic cells (the
+    /// harness's flip-flops included, as in ../shared/data/aetherling_rtl_measured.csv),
+    /// block RAMs and the critical path as the design's signals. Needs yosys and
+    /// nextpnr-ice40 (apt-get install -y yosys nextpnr-ice40). A design too large for the
+    /// HX8K says so (exit 1).
+    Fmax {
+        /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
+        design: PathBuf,
+        /// For a program: the slowdown to schedule it at.
+        #[arg(long, value_name = "S")]
+        slowdown: Option<u64>,
+        /// For a program: the scheduler.
+        #[arg(long, value_enum, default_value = "egraph")]
+        strategy: schedule_cmds::Strategy,
+        /// nextpnr's placer seed (seeds move Fmax by about 10%).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        clock: ClockArgs,
+        /// Keep the harness, netlist and reports in this directory.
+        #[arg(long, value_name = "DIR")]
+        work: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Write the Verilog-2005 of a design (.st), and with --testbench a testbench.
     ///
@@ -254,6 +291,8 @@ enum Command {
         /// For a program: the scheduler.
         #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
+        #[command(flatten)]
+        clock: ClockArgs,
         /// The Verilog file to write.
         #[arg(short, long, value_name = "OUT.v")]
         output: PathBuf,
@@ -292,6 +331,8 @@ enum Command {
         /// For a program: the scheduler.
         #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
+        #[command(flatten)]
+        clock: ClockArgs,
         /// The simulator: icarus or verilator.
         #[arg(long, default_value = "icarus")]
         sim: String,
@@ -328,172 +369,200 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    let result = match cli.command {
-        Command::Rules {
-            check,
-            lower,
-            json,
-            rules,
-            seed,
-        } => {
-            if lower {
-                egraph_cmds::lower_rules(json)
-            } else {
-                egraph_cmds::rules(rules.as_deref(), check, json, seed)
+    let result = (move || -> CliResult {
+        match cli.command {
+            Command::Rules {
+                check,
+                lower,
+                json,
+                rules,
+                seed,
+            } => {
+                if lower {
+                    egraph_cmds::lower_rules(json)
+                } else {
+                    egraph_cmds::rules(rules.as_deref(), check, json, seed)
+                }
             }
-        }
-        Command::Prove {
-            a,
-            b,
-            explain,
-            json,
-            stats,
-            sat,
-        } => egraph_cmds::prove_cmd(&a, &b, explain, json, stats, &sat.options()),
-        Command::Saturate {
-            file,
-            stats,
-            json,
-            sat,
-        } => egraph_cmds::saturate_cmd(&file, json, stats, &sat.options()),
-        Command::Schedule {
-            file,
-            slowdown,
-            max_area,
-            objective,
-            strategy,
-            output,
-            output_layout,
-            explain,
-            no_burst,
-            exact,
-            exact_seconds,
-            json,
-        } => {
-            // clap's required group guarantees one of the three.
-            let target = match (slowdown, max_area, objective) {
-                (Some(s), _, _) => schedule_cmds::Target::Slowdown(s),
-                (_, Some(a), _) => schedule_cmds::Target::MaxArea(a),
-                (_, _, o) => schedule_cmds::Target::Objective(
-                    o.unwrap_or(schedule_cmds::Objective::AreaTime),
-                ),
-            };
-            schedule_cmds::schedule(
+            Command::Prove {
+                a,
+                b,
+                explain,
+                json,
+                stats,
+                sat,
+            } => egraph_cmds::prove_cmd(&a, &b, explain, json, stats, &sat.options()),
+            Command::Saturate {
+                file,
+                stats,
+                json,
+                sat,
+            } => egraph_cmds::saturate_cmd(&file, json, stats, &sat.options()),
+            Command::Schedule {
+                file,
+                slowdown,
+                max_area,
+                objective,
+                strategy,
+                clock,
+                output,
+                output_layout,
+                explain,
+                no_burst,
+                exact,
+                exact_seconds,
+                json,
+            } => {
+                // clap's required group guarantees one of the three.
+                let target = match (slowdown, max_area, objective) {
+                    (Some(s), _, _) => schedule_cmds::Target::Slowdown(s),
+                    (_, Some(a), _) => schedule_cmds::Target::MaxArea(a),
+                    (_, _, o) => schedule_cmds::Target::Objective(
+                        o.unwrap_or(schedule_cmds::Objective::AreaTime),
+                    ),
+                };
+                schedule_cmds::schedule(
+                    &file,
+                    &schedule_cmds::ScheduleArgs {
+                        target,
+                        strategy,
+                        out: output.as_deref(),
+                        exact,
+                        exact_seconds,
+                        json,
+                        explain,
+                        output_layout: output_layout.as_deref(),
+                        burst: !no_burst,
+                        clock: clock.clock()?,
+                    },
+                )
+            }
+            Command::Explore {
+                file,
+                slowdowns,
+                max_slowdown,
+                no_baseline,
+                clock,
+                json,
+            } => schedule_cmds::explore(
                 &file,
-                &schedule_cmds::ScheduleArgs {
-                    target,
-                    strategy,
-                    out: output.as_deref(),
-                    exact,
-                    exact_seconds,
-                    json,
-                    explain,
-                    output_layout: output_layout.as_deref(),
-                    burst: !no_burst,
-                },
-            )
-        }
-        Command::Explore {
-            file,
-            slowdowns,
-            max_slowdown,
-            no_baseline,
-            json,
-        } => schedule_cmds::explore(
-            &file,
-            slowdowns.as_deref(),
-            max_slowdown,
-            !no_baseline,
-            json,
-        ),
-        Command::Check { file, json } => {
-            if file.extension().is_some_and(|e| e == "st") {
-                design_cmds::check(&file, json)
-            } else {
-                program_cmds::check(&file, json)
+                slowdowns.as_deref(),
+                max_slowdown,
+                !no_baseline,
+                json,
+                clock.clock()?,
+            ),
+            Command::Check { file, json } => {
+                if file.extension().is_some_and(|e| e == "st") {
+                    design_cmds::check(&file, json)
+                } else {
+                    program_cmds::check(&file, json)
+                }
             }
-        }
-        Command::Sim {
-            design,
-            program,
-            random,
-            frames,
-            json,
-        } => design_cmds::sim(&design, &program, random, frames, json),
-        Command::Area {
-            design,
-            slowdown,
-            strategy,
-            json,
-            yosys,
-        } => rtl_cmds::DesignSource {
-            file: &design,
-            slowdown,
-            strategy,
-        }
-        .design()
-        .and_then(|d| {
-            if yosys {
-                rtl_cmds::area_yosys(&d, json)
-            } else {
-                design_cmds::area_cmd(&d, json)
-            }
-        }),
-        Command::Rtl {
-            design,
-            slowdown,
-            strategy,
-            output,
-            testbench,
-            random,
-            frames,
-        } => rtl_cmds::rtl(
-            &rtl_cmds::DesignSource {
+            Command::Sim {
+                design,
+                program,
+                random,
+                frames,
+                json,
+            } => design_cmds::sim(&design, &program, random, frames, json),
+            Command::Area {
+                design,
+                slowdown,
+                strategy,
+                clock,
+                json,
+                yosys,
+            } => rtl_cmds::DesignSource {
                 file: &design,
                 slowdown,
                 strategy,
-            },
-            &output,
-            testbench,
-            random.unwrap_or(0),
-            frames,
-        ),
-        Command::Verify {
-            design,
-            program,
-            slowdown,
-            slowdowns,
-            all,
-            strategy,
-            sim,
-            random,
-            frames,
-            work,
-            json,
-        } => verify_cmd(
-            &design,
-            program.as_deref(),
-            (slowdown, slowdowns.as_deref(), all),
-            rtl_cmds::VerifyArgs {
-                file: &design,
-                program: program.as_deref(),
-                slowdowns: Vec::new(),
+                clock: clock.clock()?,
+            }
+            .design()
+            .and_then(|d| {
+                if yosys {
+                    rtl_cmds::area_yosys(&d, json)
+                } else {
+                    design_cmds::area_cmd(&d, json)
+                }
+            }),
+            Command::Fmax {
+                design,
+                slowdown,
                 strategy,
-                sim: &sim,
-                seed: random.unwrap_or(0),
-                frames,
-                work: work.as_deref(),
+                clock,
+                seed,
+                work,
                 json,
-            },
-        ),
-        Command::Eval {
-            file,
-            input,
-            random,
-            json,
-        } => program_cmds::eval(&file, input.as_deref(), random, json),
-        Command::Report(args) => report_cmds::report(&args),
-    };
+            } => rtl_cmds::DesignSource {
+                file: &design,
+                slowdown,
+                strategy,
+                clock: clock.clock()?,
+            }
+            .design()
+            .and_then(|d| rtl_cmds::fmax(&d, seed, work.as_deref(), json)),
+            Command::Rtl {
+                design,
+                slowdown,
+                strategy,
+                clock,
+                output,
+                testbench,
+                random,
+                frames,
+            } => rtl_cmds::rtl(
+                &rtl_cmds::DesignSource {
+                    file: &design,
+                    slowdown,
+                    strategy,
+                    clock: clock.clock()?,
+                },
+                &output,
+                testbench,
+                random.unwrap_or(0),
+                frames,
+            ),
+            Command::Verify {
+                design,
+                program,
+                slowdown,
+                slowdowns,
+                all,
+                strategy,
+                clock,
+                sim,
+                random,
+                frames,
+                work,
+                json,
+            } => verify_cmd(
+                &design,
+                program.as_deref(),
+                (slowdown, slowdowns.as_deref(), all),
+                rtl_cmds::VerifyArgs {
+                    file: &design,
+                    program: program.as_deref(),
+                    slowdowns: Vec::new(),
+                    strategy,
+                    clock: clock.clock()?,
+                    sim: &sim,
+                    seed: random.unwrap_or(0),
+                    frames,
+                    work: work.as_deref(),
+                    json,
+                },
+            ),
+            Command::Eval {
+                file,
+                input,
+                random,
+                json,
+            } => program_cmds::eval(&file, input.as_deref(), random, json),
+            Command::Report(args) => report_cmds::report(&args),
+        }
+    })();
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -547,6 +616,54 @@ struct SatArgs {
     /// Time limit in seconds (default none: results would depend on the machine).
     #[arg(long, value_name = "SECONDS")]
     time_limit: Option<f64>,
+}
+
+/// The clock target of the commands that make designs.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ClockArgs {
+    /// The clock to meet, in MHz: a scheduled design gets the pipeline registers its
+    /// modelled critical path needs at this clock, chosen with the design (docs/timing.md);
+    /// 0 leaves designs without pipeline registers. An operator too slow for a clock given
+    /// here is an error that names it and the clock it allows; under the default (225 MHz)
+    /// it is registered on both sides and limits the clock instead. A design read from a
+    /// .st file is used as written.
+    #[arg(long, value_name = "F")]
+    clock_mhz: Option<f64>,
+    /// The device whose delay model the clock is met on: ice40-hx8k (calibrated against
+    /// nextpnr-ice40) or xc7-estimate (an estimate, not measured).
+    #[arg(
+        long = "target",
+        id = "clock_target",
+        value_name = "DEVICE",
+        default_value = "ice40-hx8k"
+    )]
+    target: String,
+}
+
+impl ClockArgs {
+    /// The clock target, `None` for 0 MHz (no pipelining); errors on a bad value or device.
+    pub fn clock(&self) -> Result<Option<crate::st::pipeline::Clock>, String> {
+        let target = crate::st::delay::Target::named(&self.target).ok_or_else(|| {
+            format!(
+                "--target: unknown device `{}` (known: {})",
+                self.target,
+                crate::st::delay::Target::NAMES.join(", ")
+            )
+        })?;
+        let mhz = self
+            .clock_mhz
+            .unwrap_or(crate::st::pipeline::Clock::DEFAULT_MHZ);
+        if !mhz.is_finite() || !(0.0..=10_000.0).contains(&mhz) {
+            return Err(format!(
+                "--clock-mhz: expected a clock from 0 (no pipelining) to 10000 MHz, found {mhz}"
+            ));
+        }
+        Ok((mhz > 0.0).then_some(crate::st::pipeline::Clock {
+            target,
+            mhz,
+            strict: self.clock_mhz.is_some(),
+        }))
+    }
 }
 
 impl SatArgs {

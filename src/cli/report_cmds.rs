@@ -43,6 +43,18 @@ pub struct ReportArgs {
     /// candidate output layouts it costed. Default: no limit (camera at 1/4 pixel per clock takes more than ten minutes).
     #[arg(long, value_name = "SECS")]
     baseline_budget: Option<f64>,
+    /// Also place and route every design on the iCE40 HX8K (synth_ice40, nextpnr-ice40, in
+    /// a register harness): measured Fmax, logic cells and pixels per second beside the
+    /// modelled clock, Aetherling's own RTL measured the same way, and the delay model's
+    /// calibration (rank correlation and median error).
+    #[arg(long)]
+    fmax: bool,
+    /// Aetherling's RTL measured with our flow (CSV). Default:
+    /// ../shared/data/aetherling_rtl_measured.csv from the source tree, if present.
+    #[arg(long, value_name = "CSV")]
+    aetherling_rtl: Option<PathBuf>,
+    #[command(flatten)]
+    clock: super::ClockArgs,
 }
 
 /// `tessera report`: schedules every app at its slowdowns with both schedulers and prints
@@ -72,12 +84,26 @@ pub fn report(a: &ReportArgs) -> CliResult {
         }
         None => None,
     };
+    let aetherling_rtl = match &a.aetherling_rtl {
+        Some(p) => Some(report::timing::AetherlingRtlTable::load(p)?),
+        None => {
+            let p = report::timing::default_csv();
+            p.exists()
+                .then(|| report::timing::AetherlingRtlTable::load(&p))
+                .transpose()?
+        }
+    };
     let o = ReportOptions {
         yosys: a.yosys,
         paper,
         progress: true,
         baseline_budget,
-        ..ReportOptions::default()
+        fmax: a.fmax,
+        aetherling_rtl,
+        schedule: crate::schedule::egraph::Options {
+            clock: a.clock.clock()?,
+            ..crate::schedule::egraph::Options::default()
+        },
     };
     let mut r = report::run(&apps, &o)?;
     r.notes.extend(note);

@@ -23,6 +23,8 @@ pub struct DesignSource<'a> {
     pub slowdown: Option<u64>,
     /// For a program: the scheduler.
     pub strategy: Strategy,
+    /// For a program: the clock its design is pipelined for.
+    pub clock: Option<crate::st::pipeline::Clock>,
 }
 
 impl DesignSource<'_> {
@@ -39,10 +41,8 @@ impl DesignSource<'_> {
         let s = self
             .slowdown
             .ok_or("a program (.seq) needs --slowdown S to be scheduled first")?;
-        Ok(
-            design_for(&p, s, self.strategy)
-                .map_err(|e| format!("{}: {e}", self.file.display()))?,
-        )
+        Ok(design_for(&p, s, self.strategy, self.clock.as_ref())
+            .map_err(|e| format!("{}: {e}", self.file.display()))?)
     }
 }
 
@@ -124,6 +124,8 @@ pub struct VerifyArgs<'a> {
     pub slowdowns: Vec<u64>,
     /// For a program: the scheduler.
     pub strategy: Strategy,
+    /// For a program: the clock its designs are pipelined for.
+    pub clock: Option<crate::st::pipeline::Clock>,
     /// `icarus` or `verilator`.
     pub sim: &'a str,
     /// Random seed.
@@ -149,7 +151,10 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         let designs = a
             .slowdowns
             .iter()
-            .map(|&s| design_for(&p, s, a.strategy).map_err(|e| format!("slowdown {s}: {e}")))
+            .map(|&s| {
+                design_for(&p, s, a.strategy, a.clock.as_ref())
+                    .map_err(|e| format!("slowdown {s}: {e}"))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         (p, designs)
     } else {
@@ -353,6 +358,82 @@ pub fn area_yosys(d: &Design, json: bool) -> CliResult {
             "  (synth_xilinx -family xc7 -flatten -noiopad -noclkbuf, {:.1} s)",
             s.time.as_secs_f64()
         );
+    }
+    Ok(0)
+}
+
+/// `tessera fmax`: the design in its register harness, placed and routed on the iCE40 HX8K.
+pub fn fmax(d: &Design, seed: u64, work: Option<&Path>, json: bool) -> CliResult {
+    for tool in ["yosys", "nextpnr-ice40"] {
+        if crate::rtl::tools::find_tool(tool).is_none() {
+            return Err(format!(
+                "{tool} not found on PATH; install it with apt-get install -y {tool}"
+            )
+            .into());
+        }
+    }
+    let dir = work.map_or_else(
+        || {
+            std::env::temp_dir().join(format!(
+                "tessera-fmax-{}-{}",
+                crate::rtl::netlist::ident(&d.name),
+                std::process::id()
+            ))
+        },
+        Path::to_path_buf,
+    );
+    let r = emit(d)?;
+    let model = crate::st::pipeline::critical_path(d, &crate::st::delay::Target::ice40_hx8k())?;
+    let res = crate::rtl::fmax::measure(
+        &r,
+        &dir,
+        &crate::rtl::fmax::FmaxOptions {
+            seed,
+            ..crate::rtl::fmax::FmaxOptions::default()
+        },
+    );
+    if work.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let rep = match res {
+        Ok(rep) => rep,
+        Err(e) if e.contains("does not fit") => {
+            eprintln!("{}: {e}", d.name);
+            return Ok(1);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if json {
+        let doc = serde_json::json!({
+            "design": d.name,
+            "target": "iCE40 HX8K (ct256), synth_ice40 + nextpnr-ice40, register harness",
+            "seed": rep.seed,
+            "latency": r.latency,
+            "fmax_mhz": rep.fmax_mhz,
+            "model_mhz": model.mhz,
+            "model_critical_path": model.ops,
+            "logic_cells": rep.logic_cells,
+            "logic_cells_available": rep.logic_cells_available,
+            "rams": rep.rams,
+            "harness_ffs": rep.harness_ffs,
+            "critical_path": rep.critical_path,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!(
+            "design {}: Fmax {:.2} MHz on the iCE40 HX8K (seed {}), {} logic cells of {} ({} of them the harness's flip-flops), {} RAMs, latency {} clocks",
+            d.name, rep.fmax_mhz, rep.seed, rep.logic_cells, rep.logic_cells_available, rep.harness_ffs, rep.rams, r.latency
+        );
+        println!(
+            "  the delay model predicts {:.1} MHz ({:.2} ns of logic: {})",
+            model.mhz,
+            model.ns,
+            model.ops.join(" -> ")
+        );
+        println!("  critical path:");
+        for s in &rep.critical_path {
+            println!("    {s}");
+        }
     }
     Ok(0)
 }

@@ -6,6 +6,7 @@ use crate::schedule::{aetherling, egraph};
 use crate::seq::{load_program, Program};
 use crate::st::area::{area, Weights};
 use crate::st::latency::design_latency;
+use crate::st::pipeline::Clock;
 use crate::st::text::parse_layout;
 use crate::st::Design;
 use std::path::Path;
@@ -23,10 +24,34 @@ pub enum Strategy {
 }
 
 /// The design `strategy` chooses for `p` at slowdown `s`, latency-matched.
-pub fn design_for(p: &Program, s: u64, strategy: Strategy) -> Result<Design, String> {
+pub fn design_for(
+    p: &Program,
+    s: u64,
+    strategy: Strategy,
+    clock: Option<&Clock>,
+) -> Result<Design, String> {
     match strategy {
-        Strategy::Aetherling => aetherling::schedule(p, s).map(|g| g.design),
-        Strategy::Egraph => egraph::schedule(p, s, &egraph::Options::default()).map(|g| g.design),
+        Strategy::Aetherling => {
+            aetherling::schedule(p, s).and_then(|g| baseline_registered(g.design, clock))
+        }
+        Strategy::Egraph => egraph::schedule(
+            p,
+            s,
+            &egraph::Options {
+                clock: clock.cloned(),
+                ..egraph::Options::default()
+            },
+        )
+        .map(|g| g.design),
+    }
+}
+
+/// Aetherling's design with the register it puts after every operator, when designs are
+/// made for a clock (so the two schedulers are compared like with like).
+pub fn baseline_registered(d: Design, clock: Option<&Clock>) -> Result<Design, String> {
+    match clock {
+        Some(_) => crate::st::pipeline::register_every_operator(&d),
+        None => Ok(d),
     }
 }
 
@@ -115,6 +140,8 @@ pub struct ScheduleArgs<'a> {
     pub output_layout: Option<&'a str>,
     /// Try faster designs run in bursts.
     pub burst: bool,
+    /// The clock to pipeline for.
+    pub clock: Option<Clock>,
 }
 
 fn got_egraph(g: egraph::Scheduled, s: u64) -> Got {
@@ -230,14 +257,17 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
         burst: a.burst,
         explain: a.explain,
         output,
+        clock: a.clock.clone(),
         ..egraph::Options::default()
     };
     let got = match a.target {
         Target::Slowdown(0) => return Err("the slowdown is a number of clocks: at least 1".into()),
         Target::Slowdown(slowdown) => match a.strategy {
-            Strategy::Aetherling => {
-                aetherling::schedule(&p, slowdown).map(|b| got_baseline(b, slowdown))
-            }
+            Strategy::Aetherling => aetherling::schedule(&p, slowdown).and_then(|b| {
+                let mut got = got_baseline(b, slowdown);
+                got.design = baseline_registered(got.design, a.clock.as_ref())?;
+                Ok(got)
+            }),
             Strategy::Egraph => egraph::schedule(&p, slowdown, &o).map(|g| got_egraph(g, slowdown)),
         }
         .map_err(|e| {
@@ -280,6 +310,11 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     let d = &got.design;
     let report = area(d);
     let latency = design_latency(d)?;
+    let target = a
+        .clock
+        .as_ref()
+        .map_or_else(crate::st::delay::Target::ice40_hx8k, |c| c.target.clone());
+    let timing = crate::st::pipeline::critical_path(d, &target)?;
     let text = d.to_text();
     if let Some(path) = out {
         std::fs::write(path, &text)
@@ -298,6 +333,12 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
             "inputs": inputs,
             "output": d.output_layout().to_string(),
             "latency": latency,
+            "clock": {
+                "target": target.name,
+                "asked_mhz": a.clock.as_ref().map(|c| c.mhz),
+                "model_mhz": timing.mhz,
+                "critical_path": timing.ops,
+            },
             "area": {
                 "logic": report.total.logic,
                 "ff_bits": report.total.ff_bits,
@@ -318,12 +359,24 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     if let Some(e) = &explained {
         print!("{}", e.text());
     }
+    let clock = &a.clock;
     let a = &report.total;
     eprintln!(
-        "; {} at slowdown {slowdown} ({} strategy): output {}, latency {latency}, area {:.1} (logic {}, ff {} bits, ram {} bits, dsp {}); {}",
+        "; {} at slowdown {slowdown} ({} strategy): output {}, latency {latency}, clock {:.1} MHz modelled on {}{}, area {:.1} (logic {}, ff {} bits, ram {} bits, dsp {}); {}",
         p.name,
         got.name,
         d.output_layout(),
+        timing.mhz,
+        target.name,
+        match clock {
+            Some(c) if timing.mhz < c.mhz - 1e-6 => format!(
+                " (below the {} MHz target: {} alone allows no more)",
+                c.mhz,
+                timing.ops.last().map_or("an operator", String::as_str)
+            ),
+            Some(c) => format!(" (target {} MHz)", c.mhz),
+            None => " (not pipelined)".to_string(),
+        },
         a.scalar(&Weights::default()),
         a.logic,
         a.ff_bits,
@@ -368,6 +421,7 @@ pub fn explore(
     max: Option<u64>,
     baseline: bool,
     json: bool,
+    clock: Option<Clock>,
 ) -> CliResult {
     let p = load_program(file)?;
     let mut slowdowns = slowdown_list(&p, None, list, list.is_none())?;
@@ -376,6 +430,7 @@ pub fn explore(
     }
     let o = egraph::Options {
         baseline,
+        clock,
         ..egraph::Options::default()
     };
     let rows = egraph::explore(&p, &slowdowns, &o);
@@ -385,8 +440,17 @@ pub fn explore(
         return Ok(0);
     }
     println!(
-        "{:>9} {:>10} {:>10} {:>10} {:>7} {:>10} {:>14}  {:<8} input -> output",
-        "slowdown", "throughput", "area", "baseline", "pareto", "e-graph", "stream graph", "vector"
+        "{:>9} {:>10} {:>10} {:>10} {:>7} {:>7} {:>8} {:>10} {:>14}  {:<8} input -> output",
+        "slowdown",
+        "throughput",
+        "area",
+        "baseline",
+        "pareto",
+        "MHz",
+        "Mpx/s",
+        "e-graph",
+        "stream graph",
+        "vector"
     );
     for r in &rows {
         let fmt = |a: Option<f64>| a.map_or("-".to_string(), |a| format!("{a:.1}"));
@@ -397,12 +461,14 @@ pub fn explore(
             )
         });
         println!(
-            "{:>9} {:>10.3} {:>10} {:>10} {:>7} {:>10} {:>14}  {:<8} {} -> {}{}",
+            "{:>9} {:>10.3} {:>10} {:>10} {:>7} {:>7} {:>8} {:>10} {:>14}  {:<8} {} -> {}{}",
             r.slowdown,
             r.throughput,
             fmt(r.area),
             fmt(r.baseline),
             if r.pareto { "*" } else { "" },
+            fmt(r.clock_mhz),
+            r.mpx_per_s.map_or("-".to_string(), |a| format!("{a:.2}")),
             format!("{}n/{}c", r.seq_nodes, r.seq_classes),
             format!("{}n/{}c", r.egraph_nodes, r.egraph_classes),
             vector,

@@ -88,6 +88,16 @@ one app share their work, as `explore` does: the phase-1 e-graph is saturated in
 app's first row, and a faster design an earlier row already scheduled is reused.
 ";
 
+const TIMING_COLUMNS: &str = "
+Timing tables (with `--fmax`): **MHz model/measured** is the clock the delay model gives the \
+design's critical path (`tessera check`) and the clock nextpnr-ice40 achieved with the design \
+in a register harness (`tessera fmax`: `synth_ice40`, `nextpnr-ice40 --hx8k --package ct256 \
+--seed 1`); **LC** the iCE40 logic cells used, the harness's flip-flops included; **Mpx/s** \
+pixels per clock times the measured clock; **Aetherling RTL** Aetherling's own generated \
+Verilog measured with the same flow (`../shared/data/aetherling_rtl_measured.csv`), and our \
+e-graph design's clock and cells as a fraction of it.
+";
+
 fn area_cell(d: &Option<DesignResult>, err: &Option<String>) -> String {
     match (d, err) {
         (Some(d), _) => format!("{:.1}", d.area),
@@ -337,6 +347,10 @@ pub fn text(r: &Report) -> String {
             app.name, app.file, app.atoms
         ));
         out.push_str(&app_table(app, y).text());
+        if r.timing.is_some() {
+            out.push_str("timing (iCE40 HX8K, nextpnr-ice40, register harness)\n");
+            out.push_str(&super::timing::app_table(app).text());
+        }
         for n in app_notes(app) {
             out.push_str(&format!("  note: {n}\n"));
         }
@@ -344,6 +358,9 @@ pub fn text(r: &Report) -> String {
     }
     out.push_str("summary\n");
     out.push_str(&summary_table(r, y).text());
+    if let Some(t) = &r.timing {
+        out.push_str(&format!("\n{}\n", super::timing::calibration_line(t)));
+    }
     if let Some(c) = &r.calibration {
         out.push_str("\ncalibration\n");
         let (lines, table) = calibration_lines(c);
@@ -365,6 +382,13 @@ pub fn markdown(r: &Report, plots: Option<&str>) -> String {
     let y = yosys_in(r);
     let mut out = String::from("## Columns\n\n");
     out.push_str(COLUMNS);
+    out.push_str(&match r.clock_mhz {
+        Some(c) => format!("\nDesigns are pipelined for a clock of {c} MHz on the iCE40 HX8K (`--clock-mhz`); the baseline's have a register after every operator, as Aetherling's RTL does.\n"),
+        None => "\nDesigns are not pipelined (`--clock-mhz 0`).\n".to_string(),
+    });
+    if r.timing.is_some() {
+        out.push_str(TIMING_COLUMNS);
+    }
     if let Some(src) = &r.paper_source {
         out.push_str(&format!("\nPaper figures read from `{src}`.\n"));
     }
@@ -377,6 +401,10 @@ pub fn markdown(r: &Report, plots: Option<&str>) -> String {
             out.push_str(&format!("![{0}]({dir}/{0}.svg)\n\n", app.name));
         }
         out.push_str(&app_table(app, y).markdown());
+        if r.timing.is_some() {
+            out.push_str("\nTiming on the iCE40 HX8K (nextpnr-ice40, register harness):\n\n");
+            out.push_str(&super::timing::app_table(app).markdown());
+        }
         let notes = app_notes(app);
         if !notes.is_empty() {
             out.push('\n');
@@ -387,6 +415,12 @@ pub fn markdown(r: &Report, plots: Option<&str>) -> String {
     }
     out.push_str("\n## Summary\n\n");
     out.push_str(&summary_table(r, y).markdown());
+    if let Some(t) = &r.timing {
+        out.push_str(&format!(
+            "\n## Timing calibration\n\n{}.\n",
+            super::timing::calibration_line(t)
+        ));
+    }
     if let Some(c) = &r.calibration {
         out.push_str("\n## Calibration\n\n");
         let (lines, table) = calibration_lines(c);

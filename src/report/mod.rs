@@ -12,6 +12,7 @@ pub mod format;
 pub mod paper;
 pub mod stats;
 pub mod svg;
+pub mod timing;
 
 use crate::rtl::synth::{synth_design, SynthReport};
 use crate::rtl::RtlOptions;
@@ -164,6 +165,10 @@ pub struct ReportOptions {
     /// Stop the baseline of one app and slowdown after this long (its row then says so);
     /// `None`: no limit.
     pub baseline_budget: Option<std::time::Duration>,
+    /// Place and route every design (nextpnr-ice40) for its measured clock.
+    pub fmax: bool,
+    /// Aetherling's own RTL measured with the same flow, if read.
+    pub aetherling_rtl: Option<timing::AetherlingRtlTable>,
 }
 
 /// One design of a row: its model area and, with `--yosys`, its synthesis area.
@@ -177,6 +182,12 @@ pub struct DesignResult {
     pub yosys: Option<SynthReport>,
     /// Why synthesis failed.
     pub yosys_error: Option<String>,
+    /// The clock its modelled critical path allows on the iCE40 HX8K (MHz).
+    pub model_mhz: Option<f64>,
+    /// Place-and-route, with `--fmax`.
+    pub fmax: Option<crate::rtl::fmax::FmaxReport>,
+    /// Why place-and-route failed.
+    pub fmax_error: Option<String>,
 }
 
 /// One slowdown of an app.
@@ -208,6 +219,8 @@ pub struct Row {
     pub pareto: bool,
     /// The paper's Vivado figures for Aetherling at this slowdown.
     pub paper: Option<PaperRow>,
+    /// Aetherling's own RTL at this slowdown, measured with our flow.
+    pub aetherling_rtl: Option<timing::AetherlingRtl>,
     /// Wall-clock time of the e-graph scheduler, ms (measured: not deterministic).
     pub egraph_ms: f64,
     /// Wall-clock time of the baseline scheduler, ms (measured: not deterministic).
@@ -240,6 +253,10 @@ pub struct Report {
     pub paper_source: Option<String>,
     /// With synthesis: the rank correlations between model and synthesis.
     pub calibration: Option<calibration::Calibration>,
+    /// With place-and-route: how well the delay model predicts the measured clock.
+    pub timing: Option<timing::TimingCalibration>,
+    /// The clock the designs were pipelined for (MHz), if any.
+    pub clock_mhz: Option<f64>,
     /// Remarks on the whole report.
     pub notes: Vec<String>,
 }
@@ -265,11 +282,17 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 fn design_result(d: &Design, w: &Weights) -> DesignResult {
     let a = area(d).total;
+    let t = crate::st::delay::Target::ice40_hx8k();
     DesignResult {
         area: a.scalar(w),
         area_vec: a,
         yosys: None,
         yosys_error: None,
+        model_mhz: crate::st::pipeline::critical_path(d, &t)
+            .ok()
+            .map(|c| c.mhz),
+        fmax: None,
+        fmax_error: None,
     }
 }
 
@@ -278,8 +301,14 @@ fn design_result(d: &Design, w: &Weights) -> DesignResult {
 /// synthesis was asked for and Yosys is missing; a scheduler or synthesis failure is
 /// recorded in its row.
 pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
-    if o.yosys && crate::rtl::tools::find_tool("yosys").is_none() {
+    if (o.yosys || o.fmax) && crate::rtl::tools::find_tool("yosys").is_none() {
         return Err("yosys not found on PATH; install it with apt-get install -y yosys".into());
+    }
+    if o.fmax && crate::rtl::tools::find_tool("nextpnr-ice40").is_none() {
+        return Err(
+            "nextpnr-ice40 not found on PATH; install it with apt-get install -y nextpnr-ice40"
+                .into(),
+        );
     }
     let w = o.schedule.weights;
     let mut reports = Vec::new();
@@ -319,6 +348,7 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
                     .paper
                     .as_ref()
                     .and_then(|t| t.get(paper::SYSTEM, &p.name, s)),
+                aetherling_rtl: o.aetherling_rtl.as_ref().and_then(|t| t.get(&p.name, s)),
                 egraph_ms,
                 baseline_ms,
             };
@@ -332,10 +362,15 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
                 }
                 Err(e) => row.egraph_error = Some(e),
             }
+            // at a clock, Aetherling's design registers every operator, as its RTL does
+            let base = match (base, &o.schedule.clock) {
+                (Ok(b), Some(_)) => crate::st::pipeline::register_every_operator(&b.design),
+                (b, _) => b.map(|b| b.design),
+            };
             match base {
                 Ok(b) => {
-                    row.baseline = Some(design_result(&b.design, &w));
-                    jobs.push(((ai, ri, false), b.design));
+                    row.baseline = Some(design_result(&b, &w));
+                    jobs.push(((ai, ri, false), b));
                 }
                 Err(e) => row.baseline_error = Some(e),
             }
@@ -350,6 +385,18 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
             rows,
         });
     }
+    if o.fmax {
+        let designs: Vec<&Design> = jobs.iter().map(|(_, d)| d).collect();
+        let results = timing::measure_all(&designs, o.progress);
+        for (((ai, ri, is_egraph), _), res) in jobs.iter().zip(results) {
+            if let Some(slot) = slot(&mut reports, *ai, *ri, *is_egraph) {
+                match res {
+                    Ok(f) => slot.fmax = Some(f),
+                    Err(e) => slot.fmax_error = Some(e),
+                }
+            }
+        }
+    }
     if o.yosys {
         synthesize(&mut reports, jobs, o.progress);
     }
@@ -358,10 +405,15 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
         weights: w,
         paper_source: o.paper.as_ref().map(|t| t.source.display().to_string()),
         calibration: None,
+        timing: None,
+        clock_mhz: o.schedule.clock.as_ref().map(|c| c.mhz),
         notes: Vec::new(),
     };
     if o.yosys {
         report.calibration = Some(calibration::calibrate(&report));
+    }
+    if o.fmax {
+        report.timing = Some(timing::calibrate(&report));
     }
     Ok(report)
 }
@@ -388,6 +440,21 @@ fn mark_pareto(rows: &mut [Row]) {
                 .iter()
                 .any(|&(s, b)| s <= r.slowdown && b <= a && (s < r.slowdown || b < a));
         }
+    }
+}
+
+/// The design result of one job: app `ai`, row `ri`, the e-graph's or the baseline's.
+fn slot(
+    reports: &mut [AppReport],
+    ai: usize,
+    ri: usize,
+    is_egraph: bool,
+) -> Option<&mut DesignResult> {
+    let row = &mut reports[ai].rows[ri];
+    if is_egraph {
+        row.egraph.as_mut()
+    } else {
+        row.baseline.as_mut()
     }
 }
 
@@ -419,13 +486,7 @@ fn synthesize(reports: &mut [AppReport], jobs: Vec<((usize, usize, bool), Design
     });
     let _ = std::fs::remove_dir_all(&base);
     for (((ai, ri, is_egraph), _), k) in jobs.iter().zip(which) {
-        let row = &mut reports[*ai].rows[*ri];
-        let slot = if *is_egraph {
-            row.egraph.as_mut()
-        } else {
-            row.baseline.as_mut()
-        };
-        if let Some(slot) = slot {
+        if let Some(slot) = slot(reports, *ai, *ri, *is_egraph) {
             match &results[k] {
                 Ok(y) => slot.yosys = Some(y.clone()),
                 Err(e) => slot.yosys_error = Some(e.clone()),

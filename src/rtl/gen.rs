@@ -338,13 +338,16 @@ impl<'d> Emitter<'d> {
                 sc.m.instance(&module, &format!("u{}", id.index()), &conns);
                 (o, "map-instance", out_known)
             }
-            StOp::ReduceS { n, body } => {
+            StOp::ReduceS { n, body, regs } => {
                 let x = arg(0);
                 let w = width(&layout);
                 if *n == 1 {
                     return Ok((wire(sc, x.e()), "wiring", kn(0).clone()));
                 }
-                let start = sc.started(self.node_lat(node.args[0])?);
+                let in_lat = self.node_lat(node.args[0])?;
+                // registers passed so far: the accumulator was registered after these links,
+                // so the elements entering later links are delayed by as many clocks
+                let mut passed = 0;
                 let aw = layout.atom_bits() as u32;
                 let lanes = layout.lanes() as usize;
                 let mut acc = sc.m.wire_eq(format!("{name}_acc0"), x.bits(0, w));
@@ -358,7 +361,15 @@ impl<'d> Emitter<'d> {
                         .collect();
                     let (module, ok) = self.body_module(*body, vec![zk])?;
                     acc_known = ok;
-                    let xj = sc.m.wire_eq(format!("{name}_x{j}"), x.bits(j * w, w));
+                    if regs.contains(&u64::from(j - 1)) {
+                        passed += 1;
+                        acc = sc.delay(&acc, 1);
+                    }
+                    let start = sc.started(in_lat + passed);
+                    let mut xj = sc.m.wire_eq(format!("{name}_x{j}"), x.bits(j * w, w));
+                    if passed > 0 {
+                        xj = sc.delay(&xj, passed);
+                    }
                     let z = zip(&acc, &xj, aw);
                     let o = sc.m.wire(format!("{name}_acc{j}"), w);
                     sc.m.instance(
@@ -373,7 +384,12 @@ impl<'d> Emitter<'d> {
                     );
                     acc = o;
                 }
-                (wire(sc, acc.e()), "reduce-tree", acc_known)
+                let generator = if regs.is_empty() {
+                    "reduce-tree"
+                } else {
+                    "reduce-chain-pipelined"
+                };
+                (wire(sc, acc.e()), generator, acc_known)
             }
             StOp::ReduceT { n, i, body } => {
                 let x = arg(0);

@@ -16,6 +16,7 @@
 pub mod atoms;
 pub mod buffer;
 pub mod encode;
+pub mod fmax;
 pub mod gen;
 pub mod known;
 pub mod lint;
@@ -77,6 +78,8 @@ pub struct Rtl {
     pub clocks: u64,
     /// What was generated for each node of each module.
     pub nodes: Vec<NodeInfo>,
+    /// The top module's ports: direction, name, width.
+    pub ports: Vec<(netlist::Dir, String, u32)>,
 }
 
 impl Rtl {
@@ -138,6 +141,16 @@ pub fn emit_with(d: &Design, opts: &RtlOptions) -> Result<Rtl, String> {
     }
     verilog.push_str("\n`default_nettype wire\n");
     let nodes = std::mem::take(&mut em.nodes);
+    let ports = em
+        .modules
+        .last()
+        .map(|m| {
+            m.ports()
+                .iter()
+                .map(|(d, s)| (*d, s.name.clone(), s.width))
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(Rtl {
         clocks: design.clocks(),
         latency: rep.output,
@@ -146,5 +159,6 @@ pub fn emit_with(d: &Design, opts: &RtlOptions) -> Result<Rtl, String> {
         top,
         verilog,
         nodes,
+        ports,
     })
 }

@@ -198,11 +198,9 @@ fn emit_taps(
         };
         let mut prev = word;
         let mut prev_d = 0;
+        let deepest = ds.last().copied().unwrap_or(0);
         for d in ds {
-            let line = match gate {
-                Some(en) => sc.delay_gated(&prev, d - prev_d, en),
-                None => sc.delay(&prev, d - prev_d),
-            };
+            let line = sc.delay_segment(&prev, d - prev_d, gate, deepest);
             for (j, l) in lanes.iter().enumerate() {
                 tap_sig.insert((*l, *d), line.bits(j as u32 * w, w));
             }

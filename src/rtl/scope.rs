@@ -112,11 +112,19 @@ impl Scope {
     }
 
     /// `x` delayed by `d` clocks, as storage sized exactly `d` words: registers for
-    /// `d <= 2`, otherwise a circular memory of `d-1` words read into an output register
+    /// `d <= REGISTER_CHAIN_MAX` (4), otherwise a circular memory of `d-1` words read into an output register
     /// (a synchronous read port: Yosys infers LUTRAM or block RAM, or SRLs). Requests for
     /// the same signal and delay share one line.
     pub fn delay(&mut self, x: &Sig, d: u64) -> Sig {
-        self.line(x, d, None)
+        self.line(x, d, None, d)
+    }
+
+    /// One segment of `d` clocks of a chain of delay lines `chain` clocks deep in all (the
+    /// taps of a data-movement operator), shifting on every clock or where `en` is high:
+    /// registers when the whole chain is at most `REGISTER_CHAIN_MAX` deep (or the segment
+    /// at most 2), else a memory, so a deep chain stays in RAM however it is cut.
+    pub fn delay_segment(&mut self, x: &Sig, d: u64, en: Option<&Sig>, chain: u64) -> Sig {
+        self.line(x, d, en, if d <= 2 { d } else { chain })
     }
 
     /// A wire high on the clocks where a node starting `lat` clocks after the scope has
@@ -155,17 +163,18 @@ impl Scope {
     /// `en` is high, e.g. on the valid clocks of a layout with invalid clocks): its output
     /// is the value `x` had on the `j`-th most recent clock with `en` high before the
     /// current one. Storage is exactly `j` words, as [`Scope::delay`]: registers with an
-    /// enable for `j <= 2`, otherwise a circular memory of `j-1` words whose pointer
+    /// enable for `j <= REGISTER_CHAIN_MAX`, otherwise a circular memory of `j-1` words whose pointer
     /// advances with `en`, read into an output register on the same clocks. Requests for
     /// the same signal, enable and delay share one line.
     pub fn delay_gated(&mut self, x: &Sig, j: u64, en: &Sig) -> Sig {
-        self.line(x, j, Some(en))
+        self.line(x, j, Some(en), j)
     }
 
     /// The delay line of [`Scope::delay`] (`en` absent) and [`Scope::delay_gated`]: `d`
-    /// words, registers for `d <= 2`, otherwise a circular memory of `d-1` words read into
+    /// words, registers for `d <= REGISTER_CHAIN_MAX` (4), otherwise a circular memory of `d-1` words read into
     /// an output register, shifting on every clock or only where `en` is high.
-    fn line(&mut self, x: &Sig, d: u64, en: Option<&Sig>) -> Sig {
+    /// `depth` decides registers against a memory: the depth of the chain `x` is part of.
+    fn line(&mut self, x: &Sig, d: u64, en: Option<&Sig>, depth: u64) -> Sig {
         if d == 0 {
             return x.clone();
         }
@@ -180,7 +189,7 @@ impl Scope {
         } else {
             ("d", "mem")
         };
-        let out = if d <= 2 {
+        let out = if depth <= crate::st::area::REGISTER_CHAIN_MAX {
             let mut cur = x.clone();
             for k in 0..d {
                 let nm = self.fresh(&format!("{}_{reg_tag}{}", x.name, k + 1));

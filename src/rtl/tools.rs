@@ -93,6 +93,55 @@ pub fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Resul
     })
 }
 
+/// [`run`] stopped after `limit`: `Ok(None)` when it did not finish in time (it is killed).
+pub fn run_within(
+    tool: &str,
+    args: &[&str],
+    dir: &Path,
+    limit: Duration,
+) -> Result<Option<Run>, String> {
+    let path = find_tool(tool).ok_or_else(|| {
+        format!(
+            "{tool} not found on PATH; install it with apt-get install -y {}",
+            apt_package(tool)
+        )
+    })?;
+    let t0 = Instant::now();
+    // output goes to files, so a chatty tool cannot fill a pipe and stall
+    let out_path = dir.join(format!("{tool}.stdout"));
+    let err_path = dir.join(format!("{tool}.stderr"));
+    let file = |p: &Path| {
+        std::fs::File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
+    };
+    let mut child = Command::new(&path)
+        .args(args)
+        .current_dir(dir)
+        .stdout(file(&out_path)?)
+        .stderr(file(&err_path)?)
+        .spawn()
+        .map_err(|e| format!("cannot run {tool}: {e}"))?;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if t0.elapsed() >= limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(None);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(format!("cannot wait for {tool}: {e}")),
+        }
+    };
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    Ok(Some(Run {
+        command: format!("{tool} {}", args.join(" ")),
+        ok: status.success(),
+        stdout: read(&out_path),
+        stderr: read(&err_path),
+        time: t0.elapsed(),
+    }))
+}
+
 impl Run {
     /// `Ok(self)` on success, else an error with the command and its output.
     pub fn check(self) -> Result<Run, String> {

@@ -137,12 +137,26 @@ pub fn reduce_in(
 ) -> Result<StId, String> {
     let b = body;
     match u {
-        LayerForm::Space => d.add(StOp::ReduceS { n, body: b }, kids),
+        LayerForm::Space => d.add(
+            StOp::ReduceS {
+                n,
+                body: b,
+                regs: Vec::new(),
+            },
+            kids,
+        ),
         LayerForm::Time { i } => d.add(StOp::ReduceT { n, i: *i, body: b }, kids),
         LayerForm::TimeSpace { no, io, ni } => {
             let (no, io, ni) = (*no, *io, *ni);
             let inner = d.body_with(vec![Layout::sseq(ni, le.clone())], |d, a| {
-                d.add(StOp::ReduceS { n: ni, body: b }, a)
+                d.add(
+                    StOp::ReduceS {
+                        n: ni,
+                        body: b,
+                        regs: Vec::new(),
+                    },
+                    a,
+                )
             })?;
             let partial = d.add(
                 StOp::MapT {

@@ -132,13 +132,23 @@ fn scope_area(d: &Design, root: NodeId, mult: u64, r: &mut AreaReport) {
             StOp::MapS { n, body } | StOp::Map2S { n, body } => {
                 scope_area(d, d.body(*body).root, mult * n, r)
             }
-            StOp::ReduceS { n, body } => scope_area(d, d.body(*body).root, mult * (n - 1), r),
+            StOp::ReduceS { n, body, .. } => scope_area(d, d.body(*body).root, mult * (n - 1), r),
             StOp::MapT { body, .. } | StOp::Map2T { body, .. } | StOp::ReduceT { body, .. } => {
                 scope_area(d, d.body(*body).root, mult, r)
             }
             _ => {}
         }
     }
+}
+
+/// The words of pipeline registers in a `reduce_s n` chain with registers after the links
+/// `regs`: one accumulator per register, and each element entering a later link delayed
+/// by the registers before it.
+pub fn reduce_pipeline_words(n: u64, regs: &[u64]) -> u64 {
+    let delayed: u64 = (2..n)
+        .map(|link| regs.iter().filter(|&&c| c < link).count() as u64)
+        .sum();
+    regs.len() as u64 + delayed
 }
 
 /// `ceil(log2(n))`, 0 for `n <= 1`.
@@ -160,9 +170,16 @@ pub fn counter(p: u64) -> Area {
     }
 }
 
-/// Storage of `words` words of `width` bits: registers up to two words, RAM beyond.
+/// The deepest delay built as a chain of registers; deeper ones are a circular memory read
+/// into a register (RAM). A short chain costs fewer cells than a memory and its read
+/// multiplexer on devices without distributed RAM (the iCE40), and synthesis packs it into
+/// shift-register LUTs where they exist (SRL16 on the 7-series).
+pub const REGISTER_CHAIN_MAX: u64 = 4;
+
+/// Storage of `words` words of `width` bits: registers up to [`REGISTER_CHAIN_MAX`] words,
+/// RAM beyond.
 pub fn storage(words: u64, width: u64) -> Area {
-    if words <= 2 {
+    if words <= REGISTER_CHAIN_MAX {
         Area {
             ff_bits: words * width,
             ..Area::default()
@@ -219,6 +236,10 @@ pub fn own_area(d: &Design, id: NodeId) -> Area {
                 } + counter(p)
             }
         }
+        StOp::ReduceS { n, regs, .. } => Area {
+            ff_bits: reduce_pipeline_words(*n, regs) * out.bits_per_clock(),
+            ..Area::default()
+        },
         StOp::ReduceT { body, .. } => {
             let elem = d.layout(d.body(*body).root);
             let w = elem.bits_per_clock();
@@ -226,7 +247,7 @@ pub fn own_area(d: &Design, id: NodeId) -> Area {
         }
         StOp::Fifo { layout, delay } => {
             let s = storage(*delay, layout.bits_per_clock());
-            if *delay > 2 {
+            if *delay > REGISTER_CHAIN_MAX {
                 s + counter(*delay)
             } else {
                 s
@@ -319,7 +340,7 @@ fn measure_movement(p: &Perm) -> Area {
     } else {
         Area::default()
     };
-    let store = if depth <= 2 {
+    let store = if depth <= REGISTER_CHAIN_MAX {
         Area {
             ff_bits: live * bits,
             ..Area::default()
@@ -414,7 +435,8 @@ mod tests {
         assert_eq!(shift_add(10), 1);
         assert_eq!(mux(4, 8).logic, 8);
         assert_eq!(mux(5, 8).logic, 16);
-        assert_eq!(storage(3, 8).ram_bits, 24);
+        assert_eq!(storage(5, 8).ram_bits, 40);
+        assert_eq!(storage(4, 8).ff_bits, 32);
         assert_eq!(storage(2, 8).ff_bits, 16);
     }
 

@@ -172,8 +172,20 @@ pub fn signature(
                 _ => (vec![sseq(*n, a0), sseq(*n, a1)], sseq(*n, r)),
             })
         }
-        StOp::ReduceS { n, body } | StOp::ReduceT { n, body, .. } => {
+        StOp::ReduceS { n, body, .. } | StOp::ReduceT { n, body, .. } => {
             positive(&[*n])?;
+            if let StOp::ReduceS { regs, .. } = op {
+                if regs.windows(2).any(|w| w[0] >= w[1])
+                    || regs.first() == Some(&0)
+                    || regs.last().is_some_and(|&c| c + 1 >= *n)
+                {
+                    return Err(err(format!(
+                        "reduce_s {n}: pipeline registers go after links 1 .. {} of the chain, each once, in ascending order; found (regs {})",
+                        n.saturating_sub(2),
+                        crate::st::op::join(regs)
+                    )));
+                }
+            }
             let b = d.body(*body);
             let r = d.layout(b.root).clone();
             if b.params.len() != 1 || b.params[0] != r.zipped_pair() {

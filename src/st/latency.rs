@@ -278,6 +278,7 @@ pub fn own_latency(d: &Design, id: NodeId, start: u64, body: Option<u64>) -> Res
             }
             match &node.op {
                 StOp::ReduceT { n, .. } => start + (n - 1) * d.layout(d.body(*body).root).clocks(),
+                StOp::ReduceS { regs, .. } => start + regs.len() as u64,
                 _ => start,
             }
         }

@@ -12,11 +12,13 @@
 
 pub mod area;
 pub mod check;
+pub mod delay;
 pub mod design;
 pub mod latency;
 pub mod layout;
 pub mod op;
 pub mod perm;
+pub mod pipeline;
 pub mod sim;
 pub mod stream;
 pub mod text;

@@ -54,8 +54,15 @@ pub enum StOp {
     Map2S { n: u64, body: BodyId },
     /// `Map2_t n i f`.
     Map2T { n: u64, i: u64, body: BodyId },
-    /// `Reduce_s n f : (sseq n t) -> (sseq 1 t)`.
-    ReduceS { n: u64, body: BodyId },
+    /// `Reduce_s n f : (sseq n t) -> (sseq 1 t)`: a chain of `n-1` copies of `f`. `regs` are
+    /// the pipeline registers of the chain: one after each listed link (1-based, ascending,
+    /// below `n-1`), the elements entering later links delayed to match, so the operator's
+    /// latency is `regs.len()`.
+    ReduceS {
+        n: u64,
+        body: BodyId,
+        regs: Vec<u64>,
+    },
     /// `Reduce_t n i f : (tseq n i t) -> (tseq 1 (n-1+i) t)`.
     ReduceT { n: u64, i: u64, body: BodyId },
     /// `Up_1d_s n t : (sseq 1 t) -> (sseq n t)`.
@@ -343,6 +350,9 @@ impl fmt::Display for StOp {
                 delay,
             } => {
                 write!(f, "{name} {layout} {incr} (delay {delay})")
+            }
+            StOp::ReduceS { n, regs, .. } if !regs.is_empty() => {
+                write!(f, "{name} {n} (regs {})", join(regs))
             }
             StOp::MapS { n, .. }
             | StOp::Map2S { n, .. }

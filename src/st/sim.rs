@@ -257,12 +257,13 @@ impl Elaborator {
             StOp::MapT { body, .. } | StOp::Map2T { body, .. } => {
                 Kind::MapT(Box::new(self.scope(d, d.body(*body).root, false)))
             }
-            StOp::ReduceS { n, body } => {
+            StOp::ReduceS { n, body, regs } => {
                 let b = d.body(*body);
                 let bodies = (1..*n).map(|_| self.scope(d, b.root, false)).collect();
                 Kind::ReduceS {
                     bodies,
                     width: d.layout(b.root).lanes() as usize,
+                    pipe: (0..regs.len()).map(|_| None).collect(),
                 }
             }
             StOp::ReduceT { n, i, body } => {
@@ -350,6 +351,10 @@ enum Kind {
     ReduceS {
         bodies: Vec<ScopeInst>,
         width: usize,
+        /// The pipeline registers: a chain with registers computes, `regs.len()` clocks
+        /// later, what the chain without them computes now (the elements entering later
+        /// links are delayed to match), so it is simulated as that delay line.
+        pipe: VecDeque<Option<Sig>>,
     },
     ReduceT {
         body: Box<ScopeInst>,
@@ -473,7 +478,11 @@ impl Kind {
                 let args: Vec<Sig> = ins.iter().map(|s| (*s).clone()).collect();
                 body.step(t, all_started, &args, viol)
             }
-            Kind::ReduceS { bodies, width } => {
+            Kind::ReduceS {
+                bodies,
+                width,
+                pipe,
+            } => {
                 let x = &ins[0].lanes;
                 let mut acc: Vec<Lane> = x[..*width].to_vec();
                 for (j, b) in bodies.iter_mut().enumerate() {
@@ -484,9 +493,17 @@ impl Kind {
                     };
                     acc = b.step(t, all_started, &[arg], viol).lanes;
                 }
-                Sig {
+                let now = Sig {
                     started: all_started,
                     lanes: acc,
+                };
+                if pipe.is_empty() {
+                    now
+                } else {
+                    pipe.push_back(Some(now));
+                    pipe.pop_front()
+                        .flatten()
+                        .unwrap_or_else(|| Sig::idle(lanes))
                 }
             }
             Kind::ReduceT {

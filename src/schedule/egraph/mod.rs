@@ -64,6 +64,10 @@ pub struct Options {
     /// Pin the output layout (else every candidate of the slowdown is tried); bursts are
     /// not tried, since they change the layout.
     pub output: Option<Layout>,
+    /// Pipeline each candidate design to this clock ([`crate::st::pipeline`]), so the
+    /// candidates are compared by their area with the registers the clock needs; `None`
+    /// leaves designs combinational between their storage.
+    pub clock: Option<crate::st::pipeline::Clock>,
 }
 
 /// How an exact extraction that ran out of time begins its message.
@@ -88,6 +92,7 @@ impl Default for Options {
             baseline: true,
             explain: false,
             output: None,
+            clock: None,
         }
     }
 }
@@ -592,6 +597,10 @@ fn schedule_root(
     let b = Builder::new(g, &choice, &format!("{}_s{s}", p.name), &inputs)?;
     let d = b.finish(root, out)?;
     let d = crate::st::latency::insert_fifos(&d)?;
+    let d = match &o.clock {
+        Some(c) => c.pipeline(&d)?.design,
+        None => d,
+    };
     crate::st::check::check_design(&d)?;
     if d.clocks() != s {
         return Err(format!("the design takes {} clocks, not {s}", d.clocks()));
@@ -602,6 +611,17 @@ fn schedule_root(
         inputs.into_iter().map(|(_, l)| l).collect(),
         explanation,
     ))
+}
+
+/// The clock a design's modelled critical path allows on the clock target's device.
+fn model_clock(d: &Design, o: &Options) -> Option<f64> {
+    let t = o
+        .clock
+        .as_ref()
+        .map_or_else(crate::st::delay::Target::ice40_hx8k, |c| c.target.clone());
+    crate::st::pipeline::critical_path(d, &t)
+        .ok()
+        .map(|c| c.mhz)
 }
 
 /// One row of [`explore`].
@@ -615,6 +635,11 @@ pub struct Row {
     pub area: Option<f64>,
     /// Its area vector.
     pub area_vec: Option<Area>,
+    /// The clock its modelled critical path allows on the clock target's device (the
+    /// iCE40 HX8K without a target), in MHz.
+    pub clock_mhz: Option<f64>,
+    /// Output atoms (pixels) per microsecond at that clock: throughput x clock.
+    pub mpx_per_s: Option<f64>,
     /// The baseline's area at this slowdown, if it finds a design.
     pub baseline: Option<f64>,
     /// Phase-1 e-graph e-nodes.
@@ -697,7 +722,15 @@ fn explore_jobs(
     jobs.sort_by_key(|(s, j)| (std::cmp::Reverse(*s), matches!(j, Job::Baseline(_))));
     let done = par_map(&jobs, |(_, j)| match j {
         Job::Direct(s) => Done::Direct(Box::new(schedule_direct(p, *s, o, &phase1))),
-        Job::Baseline(s) => Done::Baseline(super::aetherling::schedule(p, *s).ok().map(|b| b.area)),
+        Job::Baseline(s) => Done::Baseline(super::aetherling::schedule(p, *s).ok().and_then(|b| {
+            match &o.clock {
+                // Aetherling registers every operator's output
+                Some(_) => crate::st::pipeline::register_every_operator(&b.design)
+                    .ok()
+                    .map(|d| area(&d).total.scalar(&o.weights)),
+                None => Some(b.area),
+            }
+        })),
     });
     let mut memo = Memo {
         designs: BTreeMap::new(),
@@ -741,6 +774,8 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                 throughput: atoms / s as f64,
                 area: Some(got.area),
                 area_vec: Some(got.area_vec),
+                clock_mhz: model_clock(&got.design, o),
+                mpx_per_s: model_clock(&got.design, o).map(|c| c * atoms / s as f64),
                 baseline,
                 seq_nodes: got.seq_nodes,
                 seq_classes: got.seq_classes,
@@ -757,6 +792,8 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                 throughput: atoms / s as f64,
                 area: None,
                 area_vec: None,
+                clock_mhz: None,
+                mpx_per_s: None,
                 baseline,
                 seq_nodes: 0,
                 seq_classes: 0,

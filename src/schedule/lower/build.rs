@@ -258,6 +258,7 @@ fn build(
         "reduce_s" => StOp::ReduceS {
             n: n(0),
             body: f()?,
+            regs: Vec::new(),
         },
         "reduce_t" => StOp::ReduceT {
             n: n(0),

@@ -180,8 +180,17 @@ impl Writer<'_> {
                 items.push(num(*incr));
                 items.extend(delay_doc(*delay));
             }
-            StOp::MapS { n, body } | StOp::Map2S { n, body } | StOp::ReduceS { n, body } => {
+            StOp::MapS { n, body } | StOp::Map2S { n, body } => {
                 items.push(num(*n));
+                items.push(self.body_doc(*body, depth));
+            }
+            StOp::ReduceS { n, body, regs } => {
+                items.push(num(*n));
+                if !regs.is_empty() {
+                    let mut r = vec![Doc::Atom("regs".into())];
+                    r.extend(regs.iter().map(|c| num(*c)));
+                    items.push(Doc::List(r));
+                }
                 items.push(self.body_doc(*body, depth));
             }
             StOp::MapT { n, i, body }

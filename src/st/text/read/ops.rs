@@ -299,6 +299,19 @@ impl Parser<'_> {
         } else {
             0
         };
+        let regs = match c.option("regs") {
+            Some(r) if key == "reduces" => r
+                .list()
+                .unwrap_or_default()
+                .iter()
+                .skip(1)
+                .map(|x| self.num(Some(x), r, "register position"))
+                .collect::<Result<Vec<u64>, _>>()?,
+            Some(r) => {
+                return Err(self.err(r.pos, format!("{key}: only reduce_s takes (regs ...)")))
+            }
+            None => Vec::new(),
+        };
         let f = c
             .next()
             .ok_or_else(|| self.err(form.pos, format!("{key}: missing the function")))?;
@@ -346,7 +359,7 @@ impl Parser<'_> {
             "mapt" => StOp::MapT { n, i, body },
             "map2s" => StOp::Map2S { n, body },
             "map2t" => StOp::Map2T { n, i, body },
-            "reduces" => StOp::ReduceS { n, body },
+            "reduces" => StOp::ReduceS { n, body, regs },
             _ => StOp::ReduceT { n, i, body },
         };
         self.d.add(op, &args).map_err(|m| self.err(sx.pos, m))

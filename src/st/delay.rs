@@ -1,0 +1,291 @@
+//! The delay model: the combinational delay of each space-time operator, by width, for a
+//! named target device, beside the area model ([`super::area`]).
+//!
+//! Delays are in nanoseconds and include the routing into the operator's first cell, so a
+//! register-to-register path is the sum of its operators' delays plus the register's
+//! overhead ([`Target::register_ns`]: clock-to-output and setup). The numbers of the default
+//! target, the iCE40 HX8K, were calibrated against `nextpnr-ice40` on our own generated
+//! designs (`docs/timing.md` has the calibration and the command that measures it).
+//!
+//! What each operator costs follows what `rtl` emits for it: adders, subtractors and
+//! comparators are carry chains; a shift or multiply by a constant is wiring or a chain of
+//! shift-and-add adders over the constant's canonical signed digits; data movement is
+//! wiring, or a selection multiplexer in front of registers and RAM reads.
+
+use super::layout::Layout;
+use crate::seq::op::AtomOp;
+use crate::seq::value::Value;
+
+/// A device's timing figures, in nanoseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// The target's name (`ice40-hx8k`, `xc7-estimate`).
+    pub name: &'static str,
+    /// What the figures are: measured calibration or an estimate.
+    pub about: &'static str,
+    /// One logic level: a LUT and the routing into it.
+    pub lut_ns: f64,
+    /// A carry chain's fixed part (into the chain and out through the last LUT).
+    pub carry_base_ns: f64,
+    /// A carry chain's delay per bit.
+    pub carry_bit_ns: f64,
+    /// A register's clock-to-output plus the setup of the next one, and one route.
+    pub register_ns: f64,
+    /// The start control of a design with latency: the age counter's comparison and its
+    /// fan-out to the enables.
+    pub control_ns: f64,
+}
+
+impl Target {
+    /// The iCE40 HX8K (`nextpnr-ice40 --hx8k`), the device this machine can place and route.
+    pub fn ice40_hx8k() -> Target {
+        Target {
+            name: "ice40-hx8k",
+            about: "calibrated against nextpnr-ice40 (docs/timing.md)",
+            lut_ns: 1.2,
+            carry_base_ns: 1.5,
+            carry_bit_ns: 0.065,
+            register_ns: 0.9,
+            control_ns: 3.4,
+        }
+    }
+
+    /// A Xilinx 7-series estimate (not calibrated: no open place-and-route exists for it).
+    pub fn xc7_estimate() -> Target {
+        Target {
+            name: "xc7-estimate",
+            about: "an estimate from 7-series data sheets, not measured",
+            lut_ns: 0.55,
+            carry_base_ns: 0.75,
+            carry_bit_ns: 0.03,
+            register_ns: 0.6,
+            control_ns: 1.0,
+        }
+    }
+
+    /// The targets by name.
+    pub fn named(name: &str) -> Option<Target> {
+        match name {
+            "ice40-hx8k" | "ice40" => Some(Target::ice40_hx8k()),
+            "xc7-estimate" | "xc7" => Some(Target::xc7_estimate()),
+            _ => None,
+        }
+    }
+
+    /// The names [`Target::named`] knows.
+    pub const NAMES: [&'static str; 2] = ["ice40-hx8k", "xc7-estimate"];
+
+    /// A carry chain of `w` bits (adder, subtractor, comparator).
+    pub fn carry_ns(&self, w: u64) -> f64 {
+        self.carry_base_ns + self.carry_bit_ns * w as f64
+    }
+
+    /// `levels` levels of LUTs.
+    pub fn luts_ns(&self, levels: u64) -> f64 {
+        self.lut_ns * levels as f64
+    }
+
+    /// The combinational delay a clock of `mhz` leaves between two registers.
+    pub fn budget_ns(&self, mhz: f64) -> f64 {
+        1000.0 / mhz - self.register_ns
+    }
+
+    /// The clock in MHz of a register-to-register path of `ns` combinational delay.
+    pub fn mhz_of(&self, ns: f64) -> f64 {
+        1000.0 / (ns + self.register_ns)
+    }
+}
+
+/// What is known about the atoms of a signal, the same on every lane: used to see shifts
+/// and multiplies by constants, which the RTL emits as wiring and shift-and-add chains.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Known {
+    /// Anything.
+    Unknown,
+    /// A constant on every lane; the most nonzero canonical signed digits of any of them.
+    Const(u32),
+    /// An atom tuple whose parts are known separately.
+    Pair(Box<Known>, Box<Known>),
+}
+
+impl Known {
+    /// What a constant value's atoms give (`w` bits each).
+    pub fn of_value(v: &Value, w: u32) -> Known {
+        fn go(v: &Value, w: u32) -> Option<Known> {
+            match v {
+                Value::Undef => None,
+                Value::Scalar(x) => Some(Known::Const(csd_digits(*x, w))),
+                Value::Pair(p) => Some(Known::Pair(
+                    Box::new(go(&p.0, w).unwrap_or(Known::Unknown)),
+                    Box::new(go(&p.1, w).unwrap_or(Known::Unknown)),
+                )),
+                Value::List(xs) => xs
+                    .iter()
+                    .map(|x| go(x, w))
+                    .try_fold(Known::Const(0), |acc, k| Some(acc.meet(&k?))),
+            }
+        }
+        go(v, w).unwrap_or(Known::Unknown)
+    }
+
+    /// What holds on both of two signals' lanes.
+    pub fn meet(&self, other: &Known) -> Known {
+        match (self, other) {
+            (Known::Const(a), Known::Const(b)) => Known::Const(*a.max(b)),
+            (Known::Pair(a, b), Known::Pair(c, d)) => {
+                Known::Pair(Box::new(a.meet(c)), Box::new(b.meet(d)))
+            }
+            _ => Known::Unknown,
+        }
+    }
+
+    /// The parts of an atom tuple.
+    pub fn parts(&self) -> (Known, Known) {
+        match self {
+            Known::Pair(a, b) => ((**a).clone(), (**b).clone()),
+            Known::Const(d) => (Known::Const(*d), Known::Const(*d)),
+            Known::Unknown => (Known::Unknown, Known::Unknown),
+        }
+    }
+
+    /// True when every part is a constant.
+    pub fn is_const(&self) -> bool {
+        match self {
+            Known::Const(_) => true,
+            Known::Pair(a, b) => a.is_const() && b.is_const(),
+            Known::Unknown => false,
+        }
+    }
+}
+
+/// Nonzero digits of `c` (mod 2^w) in canonical signed-digit form: the terms of the
+/// shift-and-add chain the RTL writes for a multiply by `c`.
+pub fn csd_digits(c: u64, w: u32) -> u32 {
+    let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let mut x = u128::from(c & mask);
+    let mut digits = 0;
+    while x != 0 {
+        if x & 1 == 1 {
+            digits += 1;
+            // a run of ones ending here becomes one negative digit and a carry
+            if x & 2 == 2 {
+                x += 1;
+            } else {
+                x -= 1;
+            }
+        }
+        x >>= 1;
+    }
+    digits
+}
+
+/// The delay of atom operator `op` on an input of layout `input` (an atom or an atom tuple)
+/// whose known parts are `known`, and what is known of its result.
+pub fn atom_delay(t: &Target, op: AtomOp, input: &Layout, known: &Known) -> (f64, Known) {
+    let (lw, rw) = match input {
+        Layout::ATuple(a, b) => (a.atom_bits(), b.atom_bits()),
+        _ => (input.atom_bits(), 0),
+    };
+    if known.is_const() && !matches!(op, AtomOp::Fst | AtomOp::Snd) {
+        // folded by synthesis
+        return (0.0, Known::Const(lw.div_ceil(2) as u32));
+    }
+    let (kl, kr) = known.parts();
+    let levels_for = |bits: u64| -> u64 {
+        // a tree of 4-input LUTs over `bits` inputs
+        let mut n = bits.max(1);
+        let mut l = 0;
+        while n > 1 {
+            n = n.div_ceil(4);
+            l += 1;
+        }
+        l.max(1)
+    };
+    let const_mul = |digits: u32, w: u64| -> f64 {
+        // a chain of digits-1 adders (a single digit is a shift: wiring)
+        f64::from(digits.saturating_sub(1)) * t.carry_ns(w)
+    };
+    let general_mul = |w: u64| -> f64 {
+        // an array of partial products summed by an adder tree
+        (levels_for(w) as f64 * 2.0 + 1.0) * t.carry_ns(2 * w)
+    };
+    let d = match op {
+        AtomOp::Fst => return (0.0, kl),
+        AtomOp::Snd => return (0.0, kr),
+        AtomOp::Not | AtomOp::And | AtomOp::Or | AtomOp::If => t.lut_ns,
+        AtomOp::Abs => {
+            let signed = matches!(input, Layout::Scalar(s) if s.is_signed());
+            if signed {
+                t.carry_ns(lw) + t.lut_ns
+            } else {
+                0.0
+            }
+        }
+        AtomOp::Add | AtomOp::Sub | AtomOp::Lt => t.carry_ns(lw),
+        AtomOp::Eq => t.luts_ns(levels_for(2 * lw.max(rw)) + 1),
+        AtomOp::Lsl | AtomOp::Lsr => match kr {
+            Known::Const(_) => 0.0,
+            _ => t.luts_ns(levels_for(lw) + 1),
+        },
+        AtomOp::Mul => match (&kl, &kr) {
+            (_, Known::Const(d)) | (Known::Const(d), _) => const_mul(*d, lw),
+            _ => general_mul(lw),
+        },
+        AtomOp::Div => match kr {
+            Known::Const(d) => const_mul(d, lw + 8),
+            _ => general_mul(lw + 8),
+        },
+    };
+    (d, Known::Unknown)
+}
+
+/// The delay of a selection among `sources` inputs by phase (a multiplexer and the
+/// decoding of the phase): 0 for a plain wire.
+pub fn select_ns(t: &Target, sources: u64) -> f64 {
+    if sources <= 1 {
+        return 0.0;
+    }
+    // a 4-input LUT selects among 2 inputs with 2 select bits spare; 2:1 per level
+    let mut n = sources;
+    let mut l: u64 = 0;
+    while n > 1 {
+        n = n.div_ceil(2);
+        l += 1;
+    }
+    t.luts_ns(l.div_ceil(2) + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csd_digits_count_the_shift_and_add_terms() {
+        assert_eq!(csd_digits(0, 8), 0);
+        assert_eq!(csd_digits(1, 8), 1);
+        assert_eq!(csd_digits(2, 8), 1);
+        assert_eq!(csd_digits(3, 8), 2); // 4 - 1
+        assert_eq!(csd_digits(7, 8), 2); // 8 - 1
+        assert_eq!(csd_digits(5, 8), 2); // 4 + 1
+        assert_eq!(csd_digits(0b1011_0111, 8), 4);
+    }
+
+    #[test]
+    fn a_wider_adder_is_slower_and_a_constant_shift_is_wiring() {
+        let t = Target::ice40_hx8k();
+        let u8p = Layout::atuple(
+            Layout::Scalar(crate::seq::types::ScalarType::UInt8),
+            Layout::Scalar(crate::seq::types::ScalarType::UInt8),
+        );
+        let u16p = Layout::atuple(
+            Layout::Scalar(crate::seq::types::ScalarType::UInt16),
+            Layout::Scalar(crate::seq::types::ScalarType::UInt16),
+        );
+        let (a8, _) = atom_delay(&t, AtomOp::Add, &u8p, &Known::Unknown);
+        let (a16, _) = atom_delay(&t, AtomOp::Add, &u16p, &Known::Unknown);
+        assert!(a16 > a8 && a8 > 0.0);
+        let by_const = Known::Pair(Box::new(Known::Unknown), Box::new(Known::Const(1)));
+        assert_eq!(atom_delay(&t, AtomOp::Lsl, &u8p, &by_const).0, 0.0);
+        assert!(atom_delay(&t, AtomOp::Lsl, &u8p, &Known::Unknown).0 > 0.0);
+    }
+}

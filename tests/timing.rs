@@ -1,0 +1,187 @@
+//! Timing closure: pipelining to a clock keeps what a design computes, meets the modelled
+//! clock, adds registers only where the clock needs them, and the delay model agrees with
+//! place-and-route on the order of designs.
+
+use std::path::{Path, PathBuf};
+use tessera::rtl::fmax::{measure, FmaxOptions};
+use tessera::rtl::tools::require_tool;
+use tessera::schedule::egraph;
+use tessera::seq::{load_program, Program};
+use tessera::st::area::{area, Weights};
+use tessera::st::delay::Target;
+use tessera::st::pipeline::{critical_path, pipeline, register_every_operator, Clock};
+use tessera::st::verify::{random_frames, verify};
+use tessera::st::{parse_design, Design};
+
+fn program(file: &str) -> Program {
+    load_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn scheduled(p: &Program, s: u64, mhz: Option<f64>) -> Design {
+    let o = egraph::Options {
+        clock: mhz.map(Clock::ice40),
+        ..egraph::Options::default()
+    };
+    egraph::schedule(p, s, &o)
+        .unwrap_or_else(|e| panic!("{} s={s}: {e}", p.name))
+        .design
+}
+
+fn simulates_equal(d: &Design, p: &Program) {
+    let frames = random_frames(p, 7, 3);
+    let v = verify(d, p, &frames).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+    assert!(v.passed(), "{}: {:?}", d.name, v.mismatches.first());
+}
+
+const APPS: [(&str, &[u64]); 5] = [
+    ("examples/conv2d.seq", &[1, 2, 4, 8, 16, 48, 144]),
+    ("examples/sharpen.seq", &[1, 4, 16, 144]),
+    ("examples/conv2d_b2b.seq", &[1, 8, 48]),
+    ("examples/seed/sum3x1.seq", &[1, 2, 4]),
+    ("examples/seed/diamond.seq", &[1, 2, 4]),
+];
+
+#[test]
+fn pipelined_designs_compute_the_program_and_meet_the_modelled_clock() {
+    let t = Target::ice40_hx8k();
+    for (file, slowdowns) in APPS {
+        let p = program(file);
+        for &s in slowdowns {
+            for mhz in [100.0, 150.0, 200.0] {
+                let d = scheduled(&p, s, Some(mhz));
+                simulates_equal(&d, &p);
+                let cp = critical_path(&d, &t).unwrap();
+                assert!(
+                    cp.mhz >= mhz - 1e-6,
+                    "{file} s={s}: pipelined for {mhz} MHz, the model gives {:.1} MHz ({})",
+                    cp.mhz,
+                    cp.ops.join(" -> ")
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_slower_clock_needs_no_more_area_and_a_design_that_meets_it_gets_no_register() {
+    let w = Weights::default();
+    let t = Target::ice40_hx8k();
+    for (file, slowdowns) in APPS {
+        let p = program(file);
+        for &s in slowdowns {
+            let plain = scheduled(&p, s, None);
+            let mut last = f64::INFINITY;
+            for mhz in [250.0, 200.0, 150.0, 100.0, 50.0] {
+                let Ok(got) = pipeline(&plain, &t, mhz) else {
+                    continue;
+                };
+                let a = area(&got.design).total.scalar(&w);
+                assert!(
+                    a <= last + 1e-9,
+                    "{file} s={s}: {mhz} MHz costs {a} > {last}"
+                );
+                last = a;
+            }
+            // a clock the design already meets: unchanged
+            let own = critical_path(&plain, &t).unwrap().mhz;
+            let same = pipeline(&plain, &t, own * 0.99).unwrap();
+            assert_eq!(same.registers, 0, "{file} s={s}");
+            assert_eq!(same.design, plain, "{file} s={s}");
+        }
+    }
+}
+
+#[test]
+fn a_clock_no_operator_can_meet_names_the_operator_and_the_reachable_clock() {
+    let p = program("examples/conv2d.seq");
+    let plain = scheduled(&p, 1, None);
+    let err = pipeline(&plain, &Target::ice40_hx8k(), 400.0).unwrap_err();
+    assert!(err.contains("add") && err.contains("MHz"), "{err}");
+    let err = pipeline(&plain, &Target::ice40_hx8k(), 0.0).unwrap_err();
+    assert!(err.contains("positive"), "{err}");
+}
+
+#[test]
+fn pipelined_designs_read_back_from_their_text() {
+    for (file, slowdowns) in APPS {
+        let p = program(file);
+        for &s in slowdowns {
+            let d = scheduled(&p, s, Some(200.0));
+            let text = d.to_text();
+            let back =
+                parse_design("pipelined.st", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(back.canonical(), d.canonical(), "{file} s={s}");
+        }
+    }
+}
+
+#[test]
+fn the_baseline_registered_after_every_operator_computes_the_program() {
+    for (file, slowdowns) in APPS {
+        let p = program(file);
+        for &s in slowdowns {
+            let base = tessera::schedule::aetherling::schedule(&p, s)
+                .unwrap_or_else(|e| panic!("{file} s={s}: {e}"));
+            let d = register_every_operator(&base.design).unwrap();
+            simulates_equal(&d, &p);
+        }
+    }
+}
+
+#[test]
+fn reduce_s_pipeline_registers_are_checked() {
+    let text = "(input I (sseq 4 uint8))\n(output (reduce_s 4 (regs 3) add I))\n";
+    let err = parse_design("bad.st", text).unwrap_err().to_string();
+    assert!(err.contains("links 1 .. 2"), "{err}");
+    let text = "(input I (sseq 4 uint8))\n(output (reduce_s 4 (regs 2 1) add I))\n";
+    assert!(parse_design("bad.st", text).is_err());
+    let ok = "(input I (sseq 4 uint8))\n(output (reduce_s 4 (regs 1 2) add I))\n";
+    let d = parse_design("ok.st", ok).unwrap();
+    assert_eq!(tessera::st::latency::design_latency(&d).unwrap(), 2);
+}
+
+fn work(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("timing")
+        .join(name)
+}
+
+/// Place-and-route agrees with the model on what pipelining buys: for two small designs,
+/// the pipelined one is predicted faster and measured faster, and the prediction is within
+/// the model's calibrated error of the measurement.
+#[test]
+fn fmax_measured_by_place_and_route_follows_the_model() {
+    if !require_tool(&["yosys", "nextpnr-ice40"], "Fmax by place-and-route") {
+        return;
+    }
+    let t = Target::ice40_hx8k();
+    for (file, s) in [("examples/conv2d.seq", 4), ("examples/conv2d_b2b.seq", 2)] {
+        let p = program(file);
+        let plain = scheduled(&p, s, None);
+        let piped = scheduled(&p, s, Some(200.0));
+        let mut measured = Vec::new();
+        for (k, d) in [&plain, &piped].into_iter().enumerate() {
+            let rtl = tessera::rtl::emit(d).unwrap();
+            let rep = measure(
+                &rtl,
+                &work(&format!("{}_{k}", d.name)),
+                &FmaxOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("{file} s={s}: {e}"));
+            let model = critical_path(d, &t).unwrap().mhz;
+            let err = (model - rep.fmax_mhz).abs() / rep.fmax_mhz;
+            assert!(
+                err < 0.35,
+                "{file} s={s} design {k}: model {model:.1} MHz, measured {:.1} MHz",
+                rep.fmax_mhz
+            );
+            assert!(rep.logic_cells > rep.harness_ffs, "{file}: {rep:?}");
+            measured.push((model, rep.fmax_mhz));
+        }
+        assert!(
+            measured[1].0 >= measured[0].0 && measured[1].1 > measured[0].1,
+            "{file} s={s}: pipelining should raise both the modelled and the measured clock: {measured:?}"
+        );
+    }
+}
