@@ -152,7 +152,12 @@ fn json(args: &[&str]) -> serde_json::Value {
 fn max_area_and_objective_pick_from_the_front() {
     let p = program("examples/conv2d.seq");
     let slowdowns = default_slowdowns(&p);
-    let rows = egraph::explore_designs(&p, &slowdowns, &egraph::Options::default());
+    // the command pipelines for its default clock
+    let o = egraph::Options {
+        clock: Some(tessera::st::pipeline::Clock::default_target()),
+        ..egraph::Options::default()
+    };
+    let rows = egraph::explore_designs(&p, &slowdowns, &o);
     let areas: Vec<(u64, f64)> = rows
         .iter()
         .map(|(s, r)| (*s, r.as_ref().unwrap().area))
@@ -181,6 +186,27 @@ fn max_area_and_objective_pick_from_the_front() {
         "examples/conv2d.seq",
         "--objective",
         "area-time",
+        "--json",
+    ]);
+    assert_eq!(doc["slowdown"], best.0);
+    // area per pixel per second: the modelled clock divides
+    let t = tessera::st::delay::Target::ice40_hx8k();
+    let per_throughput = |s: u64, r: &egraph::Scheduled| {
+        r.area * s as f64
+            / tessera::st::pipeline::critical_path(&r.design, &t)
+                .unwrap()
+                .mhz
+    };
+    let best = rows
+        .iter()
+        .map(|(s, r)| (*s, per_throughput(*s, r.as_ref().unwrap())))
+        .min_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)))
+        .unwrap();
+    let doc = json(&[
+        "schedule",
+        "examples/conv2d.seq",
+        "--objective",
+        "area-per-throughput",
         "--json",
     ]);
     assert_eq!(doc["slowdown"], best.0);

@@ -117,6 +117,10 @@ pub enum Objective {
     /// Model area times slowdown (area x clocks per frame: the hardware-time one frame
     /// occupies); ties go to the faster design.
     AreaTime,
+    /// Model area per pixel per second: area x slowdown / the design's modelled clock (the
+    /// clock counts, so a design that runs faster per clock but at a slower clock can
+    /// lose); ties go to the faster design.
+    AreaPerThroughput,
 }
 
 /// The options of `tessera schedule`.
@@ -224,6 +228,19 @@ fn pick(all: Vec<(u64, f64, Got)>, target: Target) -> Result<Got, String> {
                 .total_cmp(&(y.1 * y.0 as f64))
                 .then(x.0.cmp(&y.0))
         }),
+        Target::Objective(Objective::AreaPerThroughput) => {
+            let t = crate::st::delay::Target::ice40_hx8k();
+            let per_throughput = |(s, a, g): &(u64, f64, Got)| {
+                let mhz = crate::st::pipeline::critical_path(&g.design, &t)
+                    .map_or(f64::MIN_POSITIVE, |c| c.mhz);
+                a * *s as f64 / mhz
+            };
+            all.into_iter().min_by(|x, y| {
+                per_throughput(x)
+                    .total_cmp(&per_throughput(y))
+                    .then(x.0.cmp(&y.0))
+            })
+        }
     };
     chosen
         .map(|(_, _, g)| g)
