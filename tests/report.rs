@@ -254,3 +254,51 @@ fn yosys_columns_and_calibration() {
     let md = format::markdown(&r, None);
     assert!(md.contains("e-graph LUT/FF/BRAM/DSP") && md.contains("## Calibration"));
 }
+
+/// `--fmax`: every design is placed and routed, Aetherling's measured RTL stands beside it
+/// (read from the CSV), the timing calibration covers every measured design, and the
+/// baseline at a clock has a register after every operator.
+#[test]
+fn fmax_columns_and_timing_calibration() {
+    if !tessera::rtl::tools::require_tool(&["yosys", "nextpnr-ice40"], "tessera report --fmax") {
+        return;
+    }
+    let table = report::timing::AetherlingRtlTable::load(&report::timing::default_csv()).ok();
+    let apps = [app("conv2d", &[16, 144])];
+    let o = ReportOptions {
+        fmax: true,
+        aetherling_rtl: table.clone(),
+        schedule: egraph::Options {
+            clock: Some(tessera::st::pipeline::Clock::default_target()),
+            ..egraph::Options::default()
+        },
+        ..ReportOptions::default()
+    };
+    let r = report::run(&apps, &o).unwrap();
+    for row in &r.apps[0].rows {
+        for d in [&row.egraph, &row.baseline] {
+            let d = d.as_ref().unwrap();
+            let f = d
+                .fmax
+                .as_ref()
+                .unwrap_or_else(|| panic!("{:?}", d.fmax_error));
+            assert!(f.fmax_mhz > 0.0 && f.logic_cells > f.harness_ffs);
+            assert!(d.model_mhz.is_some());
+        }
+        // the baseline's registers are in its area
+        let plain = aetherling::schedule(&apps[0].program, row.slowdown).unwrap();
+        assert!(
+            row.baseline.as_ref().unwrap().area > plain.area,
+            "s={}",
+            row.slowdown
+        );
+        if let Some(t) = &table {
+            let want = t.get("conv2d", row.slowdown).expect("conv2d is measured");
+            assert_eq!(row.aetherling_rtl, Some(want));
+        }
+    }
+    let t = r.timing.as_ref().expect("timing calibration with --fmax");
+    assert_eq!(t.designs, 4);
+    let md = format::markdown(&r, None);
+    assert!(md.contains("MHz model/measured") && md.contains("## Timing calibration"));
+}

@@ -458,38 +458,54 @@ fn slot(
     }
 }
 
-/// Synthesizes every design (equal designs once, one Yosys per core) and stores the results
-/// in their rows.
-fn synthesize(reports: &mut [AppReport], jobs: Vec<((usize, usize, bool), Design)>, log: bool) {
+/// Runs `tool` (`yosys`, `nextpnr-ice40`: a name for the progress lines) on every design
+/// of `designs`, equal designs once and one design per core, each in a scratch directory of its
+/// own, and returns each job's result.
+pub(crate) fn per_design<R: Clone + Send>(
+    designs: &[&Design],
+    tool: &str,
+    log: bool,
+    f: impl Fn(&Design, &Path) -> Result<R, String> + Sync,
+) -> Vec<Result<R, String>> {
     let mut unique: BTreeMap<String, usize> = BTreeMap::new();
-    let mut designs: Vec<&Design> = Vec::new();
-    let mut which = Vec::new();
-    for (_, d) in &jobs {
-        let key = d.to_text();
-        let k = *unique.entry(key).or_insert_with(|| {
-            designs.push(d);
-            designs.len() - 1
-        });
-        which.push(k);
-    }
-    let base = std::env::temp_dir().join(format!("tessera-report-{}", std::process::id()));
-    let numbered: Vec<(usize, &Design)> = designs.into_iter().enumerate().collect();
+    let mut distinct: Vec<&Design> = Vec::new();
+    let which: Vec<usize> = designs
+        .iter()
+        .map(|d| {
+            *unique.entry(d.to_text()).or_insert_with(|| {
+                distinct.push(d);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    let base = std::env::temp_dir().join(format!("tessera-report-{tool}-{}", std::process::id()));
+    let numbered: Vec<(usize, &Design)> = distinct.into_iter().enumerate().collect();
     let total = numbered.len();
     let results = par_map(&numbered, |(k, d)| {
         if log {
-            eprintln!("report: yosys {} ({}/{total})", d.name, k + 1);
+            eprintln!("report: {tool} {} ({}/{total})", d.name, k + 1);
         }
         let dir = base.join(format!("{k}_{}", crate::rtl::netlist::ident(&d.name)));
-        let r = synth_design(d, &dir, &RtlOptions::default());
+        let r = f(d, &dir);
         let _ = std::fs::remove_dir_all(&dir);
         r
     });
     let _ = std::fs::remove_dir_all(&base);
-    for (((ai, ri, is_egraph), _), k) in jobs.iter().zip(which) {
+    which.into_iter().map(|k| results[k].clone()).collect()
+}
+
+/// Synthesizes every design (equal designs once, one Yosys per core) and stores the results
+/// in their rows.
+fn synthesize(reports: &mut [AppReport], jobs: Vec<((usize, usize, bool), Design)>, log: bool) {
+    let designs: Vec<&Design> = jobs.iter().map(|(_, d)| d).collect();
+    let results = per_design(&designs, "yosys", log, |d, dir| {
+        synth_design(d, dir, &RtlOptions::default())
+    });
+    for (((ai, ri, is_egraph), _), r) in jobs.iter().zip(results) {
         if let Some(slot) = slot(reports, *ai, *ri, *is_egraph) {
-            match &results[k] {
-                Ok(y) => slot.yosys = Some(y.clone()),
-                Err(e) => slot.yosys_error = Some(e.clone()),
+            match r {
+                Ok(y) => slot.yosys = Some(y),
+                Err(e) => slot.yosys_error = Some(e),
             }
         }
     }

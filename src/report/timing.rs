@@ -9,7 +9,6 @@ use super::{AppReport, Report};
 use crate::rtl::fmax::{measure, FmaxOptions, FmaxReport};
 use crate::rtl::{emit_with, RtlOptions};
 use crate::st::Design;
-use crate::util::par::par_map;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -94,35 +93,13 @@ impl AetherlingRtlTable {
     }
 }
 
-/// Places and routes every design once (equal designs once, one nextpnr per core) and
-/// returns each job's result.
+/// Places and routes every design (equal designs once, one nextpnr per core) and returns
+/// each design's result.
 pub fn measure_all(designs: &[&Design], log: bool) -> Vec<Result<FmaxReport, String>> {
-    let mut unique: BTreeMap<String, usize> = BTreeMap::new();
-    let mut distinct: Vec<&Design> = Vec::new();
-    let which: Vec<usize> = designs
-        .iter()
-        .map(|d| {
-            *unique.entry(d.to_text()).or_insert_with(|| {
-                distinct.push(d);
-                distinct.len() - 1
-            })
-        })
-        .collect();
-    let base = std::env::temp_dir().join(format!("tessera-fmax-{}", std::process::id()));
-    let numbered: Vec<(usize, &Design)> = distinct.into_iter().enumerate().collect();
-    let total = numbered.len();
-    let results = par_map(&numbered, |(k, d)| {
-        if log {
-            eprintln!("report: nextpnr-ice40 {} ({}/{total})", d.name, k + 1);
-        }
-        let dir = base.join(format!("{k}_{}", crate::rtl::netlist::ident(&d.name)));
-        let r = emit_with(d, &RtlOptions::default())
-            .and_then(|rtl| measure(&rtl, &dir, &FmaxOptions::default()));
-        let _ = std::fs::remove_dir_all(&dir);
-        r
-    });
-    let _ = std::fs::remove_dir_all(&base);
-    which.into_iter().map(|k| results[k].clone()).collect()
+    super::per_design(designs, "nextpnr-ice40", log, |d, dir| {
+        emit_with(d, &RtlOptions::default())
+            .and_then(|rtl| measure(&rtl, dir, &FmaxOptions::default()))
+    })
 }
 
 /// How well the delay model predicts place-and-route.

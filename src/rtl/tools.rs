@@ -67,14 +67,19 @@ pub struct Run {
     pub time: Duration,
 }
 
-/// Runs `tool args...` in `dir`; errors only if the tool cannot be started.
-pub fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Result<Run, String> {
-    let path = find_tool(tool).ok_or_else(|| {
+/// The tool's path, or an error saying how to install it.
+fn tool_path(tool: &str) -> Result<PathBuf, String> {
+    find_tool(tool).ok_or_else(|| {
         format!(
             "{tool} not found on PATH; install it with apt-get install -y {}",
             apt_package(tool)
         )
-    })?;
+    })
+}
+
+/// Runs `tool args...` in `dir`; errors only if the tool cannot be started.
+pub fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Result<Run, String> {
+    let path = tool_path(tool)?;
     let t0 = Instant::now();
     let mut cmd = Command::new(&path);
     cmd.args(args).current_dir(dir);
@@ -100,12 +105,7 @@ pub fn run_within(
     dir: &Path,
     limit: Duration,
 ) -> Result<Option<Run>, String> {
-    let path = find_tool(tool).ok_or_else(|| {
-        format!(
-            "{tool} not found on PATH; install it with apt-get install -y {}",
-            apt_package(tool)
-        )
-    })?;
+    let path = tool_path(tool)?;
     let t0 = Instant::now();
     // output goes to files, so a chatty tool cannot fill a pipe and stall
     let out_path = dir.join(format!("{tool}.stdout"));
