@@ -291,6 +291,12 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
             if o.output.is_some() {
                 return format!("{}: {e}", file.display());
             }
+            if e.contains(crate::st::pipeline::TOO_SLOW) {
+                return format!(
+                    "{}: {e}\nask for a clock the operators allow with --clock-mhz (without it, an operator slower than the default clock limits the clock instead)",
+                    file.display()
+                );
+            }
             if a.strategy == Strategy::Egraph && aetherling::schedule(&p, slowdown).is_ok() {
                 return format!(
                     "{}: {e}\nAetherling's algorithm meets slowdown {slowdown} \

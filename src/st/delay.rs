@@ -34,6 +34,8 @@ pub struct Target {
     /// The start control of a design with latency: the age counter's comparison and its
     /// fan-out to the enables.
     pub control_ns: f64,
+    /// A block RAM's read (clock to data out) and the route from the RAM column.
+    pub ram_ns: f64,
 }
 
 impl Target {
@@ -47,6 +49,7 @@ impl Target {
             carry_bit_ns: 0.065,
             register_ns: 0.9,
             control_ns: 3.4,
+            ram_ns: 2.5,
         }
     }
 
@@ -60,6 +63,7 @@ impl Target {
             carry_bit_ns: 0.03,
             register_ns: 0.6,
             control_ns: 1.0,
+            ram_ns: 1.5,
         }
     }
 

@@ -9,6 +9,7 @@
 //! aligned by [`super::latency::insert_fifos`], so the simulator, latency matching and RTL
 //! all see the same stages. A design that already meets the clock is returned unchanged.
 
+use super::area::{BUFFER_MAX_BITS, REGISTER_CHAIN_MAX};
 use super::delay::{atom_delay, select_ns, Known, Target};
 use super::design::{set_body, BodyId, Design, NodeId};
 use super::latency::insert_fifos;
@@ -16,6 +17,9 @@ use super::op::StOp;
 use super::perm::Perm;
 use std::collections::HashMap;
 use std::rc::Rc;
+
+/// What the error of an operator too slow for the clock says (after its name).
+pub const TOO_SLOW: &str = "alone takes";
 
 /// A clock target: a device's delay model and a frequency.
 #[derive(Clone, Debug, PartialEq)]
@@ -292,7 +296,7 @@ impl<'d> Walk<'d> {
         };
         if d > b + 1e-9 && !self.every && !self.lenient {
             return Err(format!(
-                "`{op}` alone takes {d:.2} ns of logic on {}: the clock can reach at most {:.1} MHz",
+                "`{op}` {TOO_SLOW} {d:.2} ns of logic on {}: the clock can reach at most {:.1} MHz",
                 self.t.name,
                 self.t.mhz_of(d)
             ));
@@ -406,11 +410,16 @@ impl<'d> Walk<'d> {
                     trail: self.step(name, &from),
                 })
             }
-            StOp::Fifo { .. } => {
+            StOp::Fifo { delay, .. } => {
                 let known = args[0].known.clone();
                 let s = combine(self, args, 0.0, known)?;
                 Ok(Signal {
-                    ns: 0.0,
+                    // a deep FIFO is a memory read into a register (`rtl::scope`)
+                    ns: if *delay > REGISTER_CHAIN_MAX {
+                        t.ram_ns
+                    } else {
+                        0.0
+                    },
                     trail: self.step(name, &None),
                     ..s
                 })
@@ -420,7 +429,9 @@ impl<'d> Walk<'d> {
                 let p = Perm::of(op, input, &layout)
                     .ok_or_else(|| format!("internal error: no atom map for {op}"))?;
                 let known = args[0].known.clone();
-                if input.normalize() == layout.normalize() {
+                let live = p.max_live_atoms();
+                if live == 0 && input.normalize() == layout.normalize() {
+                    // a relabel: every atom keeps its lane and clock
                     return combine(self, args, 0.0, known);
                 }
                 // the phase multiplexer in front of each output lane
@@ -432,25 +443,34 @@ impl<'d> Walk<'d> {
                     .copied()
                     .unwrap_or(1);
                 let select = select_ns(t, sources);
-                let from_registers = !p.is_wiring()
+                // what the stored atoms leave: registers, or a RAM's read port when the
+                // storage is deep and too large for registers (as `st::area` charges it)
+                let lanes = input.lanes().max(layout.lanes());
+                let in_ram = live.div_ceil(lanes) > REGISTER_CHAIN_MAX
+                    && live * input.atom_bits() > BUFFER_MAX_BITS;
+                let stored = if in_ram { t.ram_ns } else { 0.0 } + select;
+                let only_stored = live > 0
                     && matches!(
                         op,
-                        StOp::ShiftT { .. }
-                            | StOp::ShiftTT { .. }
-                            | StOp::ShiftTN { .. }
-                            | StOp::Fifo { .. }
+                        StOp::ShiftT { .. } | StOp::ShiftTT { .. } | StOp::ShiftTN { .. }
                     );
-                if from_registers {
-                    // every element is read clocks after it arrives: the output leaves
-                    // the delay line's registers
-                    let s = combine(self, args, 0.0, known)?;
+                let s = combine(self, args, if only_stored { 0.0 } else { select }, known)?;
+                if only_stored {
+                    // every element is read clocks after it arrives: the output path
+                    // starts at the storage
                     Ok(Signal {
-                        ns: select,
+                        ns: stored,
+                        trail: self.step(name, &None),
+                        ..s
+                    })
+                } else if live > 0 && stored > s.ns {
+                    Ok(Signal {
+                        ns: stored,
                         trail: self.step(name, &None),
                         ..s
                     })
                 } else {
-                    combine(self, args, select, known)
+                    Ok(s)
                 }
             }
         }

@@ -495,11 +495,13 @@ fn schedule_direct(
                     return Ok(got);
                 }
             }
-            // A layout the ILP ran out of time on had a design; an operator without a
-            // lowering is not why it has none.
-            let by_time =
-                !failures.is_empty() && failures.iter().all(|f| f.contains(ILP_TIME_LIMIT));
-            for op in g.unlowered.iter().filter(|_| !by_time) {
+            // A layout the ILP ran out of time on, or whose design could not meet the
+            // clock, had a design; an operator without a lowering is not why it has none.
+            let designed = !failures.is_empty()
+                && failures.iter().all(|f| {
+                    f.contains(ILP_TIME_LIMIT) || f.contains(crate::st::pipeline::TOO_SLOW)
+                });
+            for op in g.unlowered.iter().filter(|_| !designed) {
                 failures.push(format!(
                     "  (`{op}` has no lowering, and saturation found no equal program without it)"
                 ));
