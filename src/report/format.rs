@@ -208,6 +208,13 @@ fn app_notes(app: &AppReport) -> Vec<String> {
                     first(e)
                 ));
             }
+            if let Some(e) = d.as_ref().and_then(|d| d.fmax_error.as_ref()) {
+                notes.push(format!(
+                    "s={}: place-and-route of the {who} design: {}",
+                    r.slowdown,
+                    first(e)
+                ));
+            }
         }
     }
     notes

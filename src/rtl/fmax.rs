@@ -196,11 +196,11 @@ fn place_and_route(dir: &Path, seed: u64, limit: Duration) -> Result<Option<Run>
 fn read_report(dir: &Path, pnr: &Run, rtl: &Rtl) -> Result<FmaxReport, String> {
     if !pnr.ok {
         let log = std::fs::read_to_string(dir.join("nextpnr.log")).unwrap_or_default();
-        if let Some(line) = log
-            .lines()
-            .chain(pnr.stderr.lines())
-            .find(|l| l.contains("Design too large") || l.contains("not enough"))
-        {
+        if let Some(line) = log.lines().chain(pnr.stderr.lines()).find(|l| {
+            l.contains("Design too large")
+                || l.contains("not enough")
+                || l.contains("no BELs remaining")
+        }) {
             return Err(format!(
                 "the design does not fit the iCE40 HX8K (7680 logic cells, 32 RAMs): {}",
                 line.trim()
