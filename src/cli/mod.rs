@@ -254,7 +254,9 @@ enum Command {
     /// harness's flip-flops included, as in ../shared/data/aetherling_rtl_measured.csv),
     /// block RAMs and the critical path as the design's signals. Needs yosys and
     /// nextpnr-ice40 (apt-get install -y yosys nextpnr-ice40). A design too large for the
-    /// HX8K says so (exit 1).
+    /// HX8K says so (exit 1). nextpnr's router sometimes does not converge on a placement:
+    /// a run past 60 s is stopped and the next seed tried (three in all); the seed used is
+    /// printed. A program is scheduled for --clock-mhz first, like every command.
     Fmax {
         /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
         design: PathBuf,
@@ -264,7 +266,8 @@ enum Command {
         /// For a program: the scheduler.
         #[arg(long, value_enum, default_value = "egraph")]
         strategy: schedule_cmds::Strategy,
-        /// nextpnr's placer seed (seeds move Fmax by about 10%).
+        /// nextpnr's placer seed (seeds move Fmax by about 10%; Aetherling's measured
+        /// numbers use seed 1).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[command(flatten)]

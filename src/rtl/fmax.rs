@@ -200,6 +200,7 @@ fn read_report(dir: &Path, pnr: &Run, rtl: &Rtl) -> Result<FmaxReport, String> {
             l.contains("Design too large")
                 || l.contains("not enough")
                 || l.contains("no BELs remaining")
+                || l.contains("Failed to expand region")
         }) {
             return Err(format!(
                 "the design does not fit the iCE40 HX8K (7680 logic cells, 32 RAMs): {}",
