@@ -19,7 +19,8 @@ pub enum Strategy {
     /// each input in one layout; output layouts compared with their FIFOs).
     Egraph,
     /// Aetherling's algorithm (PLDI 2020): enumerate output layouts, lower back to front,
-    /// the first consumer of a shared value fixes its layout, reshapes where types disagree; at a clock, a register after every operator, as its RTL has.
+    /// the first consumer of a shared value fixes its layout, reshapes where types
+    /// disagree; at a clock, a register after every operator, as its RTL has.
     Aetherling,
 }
 
