@@ -372,206 +372,209 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    let result = (move || -> CliResult {
-        match cli.command {
-            Command::Rules {
-                check,
-                lower,
-                json,
-                rules,
-                seed,
-            } => {
-                if lower {
-                    egraph_cmds::lower_rules(json)
-                } else {
-                    egraph_cmds::rules(rules.as_deref(), check, json, seed)
-                }
-            }
-            Command::Prove {
-                a,
-                b,
-                explain,
-                json,
-                stats,
-                sat,
-            } => egraph_cmds::prove_cmd(&a, &b, explain, json, stats, &sat.options()),
-            Command::Saturate {
-                file,
-                stats,
-                json,
-                sat,
-            } => egraph_cmds::saturate_cmd(&file, json, stats, &sat.options()),
-            Command::Schedule {
-                file,
-                slowdown,
-                max_area,
-                objective,
-                strategy,
-                clock,
-                output,
-                output_layout,
-                explain,
-                no_burst,
-                exact,
-                exact_seconds,
-                json,
-            } => {
-                // clap's required group guarantees one of the three.
-                let target = match (slowdown, max_area, objective) {
-                    (Some(s), _, _) => schedule_cmds::Target::Slowdown(s),
-                    (_, Some(a), _) => schedule_cmds::Target::MaxArea(a),
-                    (_, _, o) => schedule_cmds::Target::Objective(
-                        o.unwrap_or(schedule_cmds::Objective::AreaTime),
-                    ),
-                };
-                schedule_cmds::schedule(
-                    &file,
-                    &schedule_cmds::ScheduleArgs {
-                        target,
-                        strategy,
-                        out: output.as_deref(),
-                        exact,
-                        exact_seconds,
-                        json,
-                        explain,
-                        output_layout: output_layout.as_deref(),
-                        burst: !no_burst,
-                        clock: clock.clock()?,
-                    },
-                )
-            }
-            Command::Explore {
-                file,
-                slowdowns,
-                max_slowdown,
-                no_baseline,
-                clock,
-                json,
-            } => schedule_cmds::explore(
-                &file,
-                slowdowns.as_deref(),
-                max_slowdown,
-                !no_baseline,
-                json,
-                clock.clock()?,
-            ),
-            Command::Check { file, json } => {
-                if file.extension().is_some_and(|e| e == "st") {
-                    design_cmds::check(&file, json)
-                } else {
-                    program_cmds::check(&file, json)
-                }
-            }
-            Command::Sim {
-                design,
-                program,
-                random,
-                frames,
-                json,
-            } => design_cmds::sim(&design, &program, random, frames, json),
-            Command::Area {
-                design,
-                slowdown,
-                strategy,
-                clock,
-                json,
-                yosys,
-            } => rtl_cmds::DesignSource {
-                file: &design,
-                slowdown,
-                strategy,
-                clock: clock.clock()?,
-            }
-            .design()
-            .and_then(|d| {
-                if yosys {
-                    rtl_cmds::area_yosys(&d, json)
-                } else {
-                    design_cmds::area_cmd(&d, json)
-                }
-            }),
-            Command::Fmax {
-                design,
-                slowdown,
-                strategy,
-                clock,
-                seed,
-                work,
-                json,
-            } => rtl_cmds::DesignSource {
-                file: &design,
-                slowdown,
-                strategy,
-                clock: clock.clock()?,
-            }
-            .design()
-            .and_then(|d| rtl_cmds::fmax(&d, seed, work.as_deref(), json)),
-            Command::Rtl {
-                design,
-                slowdown,
-                strategy,
-                clock,
-                output,
-                testbench,
-                random,
-                frames,
-            } => rtl_cmds::rtl(
-                &rtl_cmds::DesignSource {
-                    file: &design,
-                    slowdown,
-                    strategy,
-                    clock: clock.clock()?,
-                },
-                &output,
-                testbench,
-                random.unwrap_or(0),
-                frames,
-            ),
-            Command::Verify {
-                design,
-                program,
-                slowdown,
-                slowdowns,
-                all,
-                strategy,
-                clock,
-                sim,
-                random,
-                frames,
-                work,
-                json,
-            } => verify_cmd(
-                &design,
-                program.as_deref(),
-                (slowdown, slowdowns.as_deref(), all),
-                rtl_cmds::VerifyArgs {
-                    file: &design,
-                    program: program.as_deref(),
-                    slowdowns: Vec::new(),
-                    strategy,
-                    clock: clock.clock()?,
-                    sim: &sim,
-                    seed: random.unwrap_or(0),
-                    frames,
-                    work: work.as_deref(),
-                    json,
-                },
-            ),
-            Command::Eval {
-                file,
-                input,
-                random,
-                json,
-            } => program_cmds::eval(&file, input.as_deref(), random, json),
-            Command::Report(args) => report_cmds::report(&args),
-        }
-    })();
+    let result = run(cli.command);
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("{e}");
             2
         }
+    }
+}
+
+/// Runs one command: its exit code, or the error to print (exit 2).
+fn run(command: Command) -> CliResult {
+    match command {
+        Command::Rules {
+            check,
+            lower,
+            json,
+            rules,
+            seed,
+        } => {
+            if lower {
+                egraph_cmds::lower_rules(json)
+            } else {
+                egraph_cmds::rules(rules.as_deref(), check, json, seed)
+            }
+        }
+        Command::Prove {
+            a,
+            b,
+            explain,
+            json,
+            stats,
+            sat,
+        } => egraph_cmds::prove_cmd(&a, &b, explain, json, stats, &sat.options()),
+        Command::Saturate {
+            file,
+            stats,
+            json,
+            sat,
+        } => egraph_cmds::saturate_cmd(&file, json, stats, &sat.options()),
+        Command::Schedule {
+            file,
+            slowdown,
+            max_area,
+            objective,
+            strategy,
+            clock,
+            output,
+            output_layout,
+            explain,
+            no_burst,
+            exact,
+            exact_seconds,
+            json,
+        } => {
+            // clap's required group guarantees one of the three.
+            let target = match (slowdown, max_area, objective) {
+                (Some(s), _, _) => schedule_cmds::Target::Slowdown(s),
+                (_, Some(a), _) => schedule_cmds::Target::MaxArea(a),
+                (_, _, o) => schedule_cmds::Target::Objective(
+                    o.unwrap_or(schedule_cmds::Objective::AreaTime),
+                ),
+            };
+            schedule_cmds::schedule(
+                &file,
+                &schedule_cmds::ScheduleArgs {
+                    target,
+                    strategy,
+                    out: output.as_deref(),
+                    exact,
+                    exact_seconds,
+                    json,
+                    explain,
+                    output_layout: output_layout.as_deref(),
+                    burst: !no_burst,
+                    clock: clock.clock()?,
+                },
+            )
+        }
+        Command::Explore {
+            file,
+            slowdowns,
+            max_slowdown,
+            no_baseline,
+            clock,
+            json,
+        } => schedule_cmds::explore(
+            &file,
+            slowdowns.as_deref(),
+            max_slowdown,
+            !no_baseline,
+            json,
+            clock.clock()?,
+        ),
+        Command::Check { file, json } => {
+            if file.extension().is_some_and(|e| e == "st") {
+                design_cmds::check(&file, json)
+            } else {
+                program_cmds::check(&file, json)
+            }
+        }
+        Command::Sim {
+            design,
+            program,
+            random,
+            frames,
+            json,
+        } => design_cmds::sim(&design, &program, random, frames, json),
+        Command::Area {
+            design,
+            slowdown,
+            strategy,
+            clock,
+            json,
+            yosys,
+        } => rtl_cmds::DesignSource {
+            file: &design,
+            slowdown,
+            strategy,
+            clock: clock.clock()?,
+        }
+        .design()
+        .and_then(|d| {
+            if yosys {
+                rtl_cmds::area_yosys(&d, json)
+            } else {
+                design_cmds::area_cmd(&d, json)
+            }
+        }),
+        Command::Fmax {
+            design,
+            slowdown,
+            strategy,
+            clock,
+            seed,
+            work,
+            json,
+        } => rtl_cmds::DesignSource {
+            file: &design,
+            slowdown,
+            strategy,
+            clock: clock.clock()?,
+        }
+        .design()
+        .and_then(|d| rtl_cmds::fmax(&d, seed, work.as_deref(), json)),
+        Command::Rtl {
+            design,
+            slowdown,
+            strategy,
+            clock,
+            output,
+            testbench,
+            random,
+            frames,
+        } => rtl_cmds::rtl(
+            &rtl_cmds::DesignSource {
+                file: &design,
+                slowdown,
+                strategy,
+                clock: clock.clock()?,
+            },
+            &output,
+            testbench,
+            random.unwrap_or(0),
+            frames,
+        ),
+        Command::Verify {
+            design,
+            program,
+            slowdown,
+            slowdowns,
+            all,
+            strategy,
+            clock,
+            sim,
+            random,
+            frames,
+            work,
+            json,
+        } => verify_cmd(
+            &design,
+            program.as_deref(),
+            (slowdown, slowdowns.as_deref(), all),
+            rtl_cmds::VerifyArgs {
+                file: &design,
+                program: program.as_deref(),
+                slowdowns: Vec::new(),
+                strategy,
+                clock: clock.clock()?,
+                sim: &sim,
+                seed: random.unwrap_or(0),
+                frames,
+                work: work.as_deref(),
+                json,
+            },
+        ),
+        Command::Eval {
+            file,
+            input,
+            random,
+            json,
+        } => program_cmds::eval(&file, input.as_deref(), random, json),
+        Command::Report(args) => report_cmds::report(&args),
     }
 }
 

@@ -120,8 +120,10 @@ impl Scope {
     }
 
     /// One segment of `d` clocks of a chain of delay lines `chain` clocks deep in all (the
-    /// taps of a data-movement operator), shifting on every clock or where `en` is high:
-    /// registers when the whole chain is at most `REGISTER_CHAIN_MAX` deep (or the segment
+    /// taps of a data-movement operator). Without `en` it shifts on every clock; with `en`
+    /// only on the clocks where `en` is high (the valid clocks of a layout with invalid
+    /// clocks), so its output is the value `x` had on the `d`-th most recent such clock.
+    /// Registers when the whole chain is at most `REGISTER_CHAIN_MAX` deep (or the segment
     /// at most 2), else a memory, so a deep chain stays in RAM however it is cut.
     pub fn delay_segment(&mut self, x: &Sig, d: u64, en: Option<&Sig>, chain: u64) -> Sig {
         self.line(x, d, en, if d <= 2 { d } else { chain })
@@ -159,21 +161,10 @@ impl Scope {
         Some(s)
     }
 
-    /// `x` delayed by `j` clocks on which `en` is high (a delay line that shifts only when
-    /// `en` is high, e.g. on the valid clocks of a layout with invalid clocks): its output
-    /// is the value `x` had on the `j`-th most recent clock with `en` high before the
-    /// current one. Storage is exactly `j` words, as [`Scope::delay`]: registers with an
-    /// enable for `j <= REGISTER_CHAIN_MAX`, otherwise a circular memory of `j-1` words whose pointer
-    /// advances with `en`, read into an output register on the same clocks. Requests for
-    /// the same signal, enable and delay share one line.
-    pub fn delay_gated(&mut self, x: &Sig, j: u64, en: &Sig) -> Sig {
-        self.line(x, j, Some(en), j)
-    }
-
-    /// The delay line of [`Scope::delay`] (`en` absent) and [`Scope::delay_gated`]: `d`
-    /// words, registers for `d <= REGISTER_CHAIN_MAX` (4), otherwise a circular memory of `d-1` words read into
-    /// an output register, shifting on every clock or only where `en` is high.
-    /// `depth` decides registers against a memory: the depth of the chain `x` is part of.
+    /// The delay line of [`Scope::delay`] and [`Scope::delay_segment`]: `d` words, shifting
+    /// on every clock or only where `en` is high; registers when `depth` (the depth of the
+    /// chain `x` is part of) is at most `REGISTER_CHAIN_MAX`, otherwise a circular memory of
+    /// `d-1` words read into an output register.
     fn line(&mut self, x: &Sig, d: u64, en: Option<&Sig>, depth: u64) -> Sig {
         if d == 0 {
             return x.clone();
