@@ -274,3 +274,32 @@ fn a_relabel_of_the_input_is_a_design_without_operators() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A reader that closes the pipe early (`tessera eval ... | head -c 10`) ends the command
+/// quietly: no panic on the next print (issue 18). The output (about 900 KB) is larger than
+/// a pipe's buffer, so the command is still printing when the reader goes.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join("closed_stdout.seq");
+    std::fs::write(
+        &file,
+        "(input I (seq 100000 uint8))\n(output (map 100000 abs I))\n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["eval", file.to_str().unwrap(), "--random", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // the reading end is dropped here: the rest of the output goes to a closed pipe
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "{err}");
+}
