@@ -6,7 +6,7 @@ use crate::schedule::{aetherling, egraph};
 use crate::seq::{load_program, Program};
 use crate::st::area::{area, Weights};
 use crate::st::latency::design_latency;
-use crate::st::pipeline::Clock;
+use crate::st::pipeline::{baseline_at, Clock};
 use crate::st::text::parse_layout;
 use crate::st::Design;
 use std::path::Path;
@@ -33,7 +33,7 @@ pub fn design_for(
 ) -> Result<Design, String> {
     match strategy {
         Strategy::Aetherling => {
-            aetherling::schedule(p, s).and_then(|g| baseline_registered(g.design, clock))
+            aetherling::schedule(p, s).and_then(|g| baseline_at(g.design, clock))
         }
         Strategy::Egraph => egraph::schedule(
             p,
@@ -44,15 +44,6 @@ pub fn design_for(
             },
         )
         .map(|g| g.design),
-    }
-}
-
-/// Aetherling's design with the register it puts after every operator, when designs are
-/// made for a clock (so the two schedulers are compared like with like).
-pub fn baseline_registered(d: Design, clock: Option<&Clock>) -> Result<Design, String> {
-    match clock {
-        Some(_) => crate::st::pipeline::register_every_operator(&d),
-        None => Ok(d),
     }
 }
 
@@ -216,7 +207,7 @@ fn all_designs(p: &Program, a: &ScheduleArgs, o: &egraph::Options) -> Vec<(u64, 
 }
 
 /// Picks the design `target` asks for among `all` (ascending slowdown).
-fn pick(all: Vec<(u64, f64, Got)>, target: Target) -> Result<Got, String> {
+fn pick(all: Vec<(u64, f64, Got)>, target: Target, clock: Option<&Clock>) -> Result<Got, String> {
     let smallest = all
         .iter()
         .min_by(|x, y| x.1.total_cmp(&y.1))
@@ -230,17 +221,20 @@ fn pick(all: Vec<(u64, f64, Got)>, target: Target) -> Result<Got, String> {
                 .then(x.0.cmp(&y.0))
         }),
         Target::Objective(Objective::AreaPerThroughput) => {
-            let t = crate::st::delay::Target::ice40_hx8k();
-            let per_throughput = |(s, a, g): &(u64, f64, Got)| {
-                let mhz = crate::st::pipeline::critical_path(&g.design, &t)
-                    .map_or(f64::MIN_POSITIVE, |c| c.mhz);
-                a * *s as f64 / mhz
-            };
-            all.into_iter().min_by(|x, y| {
-                per_throughput(x)
-                    .total_cmp(&per_throughput(y))
-                    .then(x.0.cmp(&y.0))
-            })
+            // each design's modelled clock once, on the clock target's device
+            let t = Clock::device(clock);
+            let per_throughput: Vec<f64> = all
+                .iter()
+                .map(|(s, a, g)| {
+                    let mhz = crate::st::pipeline::critical_path(&g.design, &t)
+                        .map_or(f64::MIN_POSITIVE, |c| c.mhz);
+                    a * *s as f64 / mhz
+                })
+                .collect();
+            all.into_iter()
+                .zip(per_throughput)
+                .min_by(|(x, px), (y, py)| px.total_cmp(py).then(x.0.cmp(&y.0)))
+                .map(|(x, _)| x)
         }
     };
     chosen
@@ -283,7 +277,7 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
         Target::Slowdown(slowdown) => match a.strategy {
             Strategy::Aetherling => aetherling::schedule(&p, slowdown).and_then(|b| {
                 let mut got = got_baseline(b, slowdown);
-                got.design = baseline_registered(got.design, a.clock.as_ref())?;
+                got.design = baseline_at(got.design, a.clock.as_ref())?;
                 Ok(got)
             }),
             Strategy::Egraph => egraph::schedule(&p, slowdown, &o).map(|g| got_egraph(g, slowdown)),
@@ -323,7 +317,7 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
             return Err(format!("--max-area must be a non-negative number, not {max}").into())
         }
         target => {
-            pick(all_designs(&p, a, &o), target).map_err(|e| format!("{}: {e}", file.display()))?
+            pick(all_designs(&p, a, &o), target, a.clock.as_ref()).map_err(|e| format!("{}: {e}", file.display()))?
         }
     };
     let (slowdown, json, out) = (got.slowdown, a.json, a.out);
@@ -334,10 +328,7 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     let d = &got.design;
     let report = area(d);
     let latency = design_latency(d)?;
-    let target = a
-        .clock
-        .as_ref()
-        .map_or_else(crate::st::delay::Target::ice40_hx8k, |c| c.target.clone());
+    let target = Clock::device(a.clock.as_ref());
     let timing = crate::st::pipeline::critical_path(d, &target)?;
     let text = d.to_text();
     if let Some(path) = out {

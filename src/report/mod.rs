@@ -362,11 +362,9 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
                 }
                 Err(e) => row.egraph_error = Some(e),
             }
-            // at a clock, Aetherling's design registers every operator, as its RTL does
-            let base = match (base, &o.schedule.clock) {
-                (Ok(b), Some(_)) => crate::st::pipeline::register_every_operator(&b.design),
-                (b, _) => b.map(|b| b.design),
-            };
+            let base = base.and_then(|b| {
+                crate::st::pipeline::baseline_at(b.design, o.schedule.clock.as_ref())
+            });
             match base {
                 Ok(b) => {
                     row.baseline = Some(design_result(&b, &w));

@@ -56,6 +56,12 @@ impl Clock {
         }
     }
 
+    /// The device of `clock`, or the iCE40 HX8K without one: the device a design's clock is
+    /// modelled on.
+    pub fn device(clock: Option<&Clock>) -> Target {
+        clock.map_or_else(Target::ice40_hx8k, |c| c.target.clone())
+    }
+
     /// The design `d` pipelined for this clock ([`pipeline`]).
     pub fn pipeline(&self, d: &Design) -> Result<Pipelined, String> {
         pipeline_with(d, &self.target, self.mhz, self.strict)
@@ -80,15 +86,13 @@ pub fn critical_path(d: &Design, t: &Target) -> Result<CriticalPath, String> {
     Ok(w.critical())
 }
 
-/// A design pipelined to a clock.
+/// A design pipelined to a clock ([`critical_path`] gives its modelled clock).
 #[derive(Clone, Debug)]
 pub struct Pipelined {
     /// The design with its pipeline registers and the FIFOs that realign its joins.
     pub design: Design,
     /// Pipeline registers added (registers and `reduce_s` chain stages, per use).
     pub registers: u64,
-    /// The modelled critical path afterwards.
-    pub critical: CriticalPath,
 }
 
 /// `d` with pipeline registers so that every register-to-register path of the model fits a
@@ -119,17 +123,12 @@ fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipel
     w.lenient = !strict;
     w.run()?;
     let registers = w.registers;
-    let critical = w.critical();
     let design = if registers == 0 {
         d.clone()
     } else {
         insert_fifos(&w.out)?
     };
-    Ok(Pipelined {
-        design,
-        registers,
-        critical,
-    })
+    Ok(Pipelined { design, registers })
 }
 
 /// `d` with a register after every operator that computes (atom operators, the links of
@@ -144,6 +143,16 @@ pub fn register_every_operator(d: &Design) -> Result<Design, String> {
         return Ok(d.clone());
     }
     insert_fifos(&w.out)
+}
+
+/// Aetherling's design `d` as it is compared with ours: with a register after every
+/// operator when designs are made for a clock ([`register_every_operator`]), as made
+/// otherwise. The commands, `explore`'s baseline column and the report all use this.
+pub fn baseline_at(d: Design, clock: Option<&Clock>) -> Result<Design, String> {
+    match clock {
+        Some(_) => register_every_operator(&d),
+        None => Ok(d),
+    }
 }
 
 /// One step of a timing path.

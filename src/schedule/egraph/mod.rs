@@ -617,10 +617,7 @@ fn schedule_root(
 
 /// The clock a design's modelled critical path allows on the clock target's device.
 fn model_clock(d: &Design, o: &Options) -> Option<f64> {
-    let t = o
-        .clock
-        .as_ref()
-        .map_or_else(crate::st::delay::Target::ice40_hx8k, |c| c.target.clone());
+    let t = crate::st::pipeline::Clock::device(o.clock.as_ref());
     crate::st::pipeline::critical_path(d, &t)
         .ok()
         .map(|c| c.mhz)
@@ -724,15 +721,12 @@ fn explore_jobs(
     jobs.sort_by_key(|(s, j)| (std::cmp::Reverse(*s), matches!(j, Job::Baseline(_))));
     let done = par_map(&jobs, |(_, j)| match j {
         Job::Direct(s) => Done::Direct(Box::new(schedule_direct(p, *s, o, &phase1))),
-        Job::Baseline(s) => Done::Baseline(super::aetherling::schedule(p, *s).ok().and_then(|b| {
-            match &o.clock {
-                // Aetherling registers every operator's output
-                Some(_) => crate::st::pipeline::register_every_operator(&b.design)
-                    .ok()
-                    .map(|d| area(&d).total.scalar(&o.weights)),
-                None => Some(b.area),
-            }
-        })),
+        Job::Baseline(s) => Done::Baseline(
+            super::aetherling::schedule(p, *s)
+                .and_then(|b| crate::st::pipeline::baseline_at(b.design, o.clock.as_ref()))
+                .ok()
+                .map(|d| area(&d).total.scalar(&o.weights)),
+        ),
     });
     let mut memo = Memo {
         designs: BTreeMap::new(),
@@ -771,24 +765,27 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
         .into_iter()
         .zip(baselines)
         .map(|((s, got), baseline)| match got {
-            Ok(got) => Row {
-                slowdown: s,
-                throughput: atoms / s as f64,
-                area: Some(got.area),
-                area_vec: Some(got.area_vec),
-                clock_mhz: model_clock(&got.design, o),
-                mpx_per_s: model_clock(&got.design, o).map(|c| c * atoms / s as f64),
-                baseline,
-                seq_nodes: got.seq_nodes,
-                seq_classes: got.seq_classes,
-                egraph_nodes: got.egraph_nodes,
-                egraph_classes: got.egraph_classes,
-                inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
-                output: got.output_layout.to_string(),
-                burst: got.burst,
-                pareto: false,
-                error: None,
-            },
+            Ok(got) => {
+                let clock_mhz = model_clock(&got.design, o);
+                Row {
+                    slowdown: s,
+                    throughput: atoms / s as f64,
+                    area: Some(got.area),
+                    area_vec: Some(got.area_vec),
+                    clock_mhz,
+                    mpx_per_s: clock_mhz.map(|c| c * atoms / s as f64),
+                    baseline,
+                    seq_nodes: got.seq_nodes,
+                    seq_classes: got.seq_classes,
+                    egraph_nodes: got.egraph_nodes,
+                    egraph_classes: got.egraph_classes,
+                    inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
+                    output: got.output_layout.to_string(),
+                    burst: got.burst,
+                    pareto: false,
+                    error: None,
+                }
+            }
             Err(e) => Row {
                 slowdown: s,
                 throughput: atoms / s as f64,
