@@ -72,8 +72,8 @@ fn a_slower_clock_needs_no_more_area_and_a_design_that_meets_it_gets_no_register
         for &s in slowdowns {
             let plain = scheduled(&p, s, None);
             let mut last = f64::INFINITY;
-            for mhz in [250.0, 200.0, 150.0, 100.0, 50.0] {
-                // every operator of these apps meets 250 MHz alone
+            for mhz in [225.0, 200.0, 150.0, 100.0, 50.0] {
+                // every operator of these apps meets 225 MHz alone (a signed abs: 3.22 ns)
                 let got = pipeline(&plain, &t, mhz)
                     .unwrap_or_else(|e| panic!("{file} s={s} at {mhz} MHz: {e}"));
                 let a = area(&got.design).total.scalar(&w);
