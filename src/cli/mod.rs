@@ -6,6 +6,7 @@
 
 mod design_cmds;
 mod egraph_cmds;
+mod image_cmds;
 mod program_cmds;
 mod report_cmds;
 mod rtl_cmds;
@@ -336,21 +337,45 @@ enum Command {
         strategy: schedule_cmds::Strategy,
         #[command(flatten)]
         clock: ClockArgs,
-        /// The simulator: icarus or verilator.
-        #[arg(long, default_value = "icarus")]
-        sim: String,
+        /// The simulator: icarus or verilator (default icarus; verilator with --image, whose
+        /// frames are long).
+        #[arg(long)]
+        sim: Option<String>,
         /// Random inputs from this seed (default 0).
-        #[arg(long, value_name = "SEED")]
+        #[arg(long, value_name = "SEED", conflicts_with = "images")]
         random: Option<u64>,
-        /// Number of frames driven back to back.
+        /// Number of frames driven back to back (with --image, the image in each).
         #[arg(long, default_value_t = 3)]
         frames: usize,
         /// Keep the Verilog, testbench and traces in this directory.
         #[arg(long, value_name = "DIR")]
         work: Option<PathBuf>,
+        #[command(flatten)]
+        image: image_cmds::ImageArgs,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Write the synthetic test scene as an image file (PNG, PGM or PPM).
+    ///
+    /// The same picture for the same size on every machine: gradients, hard edges at
+    /// several angles, a checkerboard, rings that get thinner outwards and bars whose period
+    /// falls to 2 pixels. `gray` is its luma, `rgb` the colour scene, `bayer-grbg` the colour
+    /// scene through a G R / B G colour filter (the raw frame `demosaic.seq` and
+    /// `camera.seq` take).
+    TestImage {
+        /// The image file to write (.png, .pgm, .ppm or .pnm).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// Pixels per row.
+        #[arg(long, default_value_t = 1920)]
+        width: u32,
+        /// Rows.
+        #[arg(long, default_value_t = 1080)]
+        height: u32,
+        /// gray, rgb or bayer-grbg.
+        #[arg(long, default_value = "gray")]
+        kind: String,
     },
     /// Quality-of-results report: every app at the paper's slowdowns, scheduled by the
     /// e-graph scheduler and by Aetherling's algorithm, in model area, graph sizes and
@@ -550,6 +575,7 @@ fn run(command: Command) -> CliResult {
             random,
             frames,
             work,
+            image,
             json,
         } => verify_cmd(
             &design,
@@ -561,13 +587,24 @@ fn run(command: Command) -> CliResult {
                 slowdowns: Vec::new(),
                 strategy,
                 clock: clock.clock()?,
-                sim: &sim,
+                sim: sim.as_deref().unwrap_or(if image.images.is_empty() {
+                    "icarus"
+                } else {
+                    "verilator"
+                }),
                 seed: random.unwrap_or(0),
                 frames,
                 work: work.as_deref(),
+                image: &image,
                 json,
             },
         ),
+        Command::TestImage {
+            output,
+            width,
+            height,
+            kind,
+        } => image_cmds::test_image(&output, width, height, &kind),
         Command::Eval {
             file,
             input,

@@ -5,10 +5,12 @@ use super::CliResult;
 use crate::rtl::sim::Simulator;
 use crate::rtl::synth::synth_design;
 use crate::rtl::tb::testbench;
-use crate::rtl::verify::{verify_rtl, RtlVerification, VerifyOptions};
+use crate::rtl::verify::{verify_rtl, verify_rtl_on, RtlVerification, VerifyOptions};
 use crate::rtl::{emit, RtlOptions};
 use crate::seq::load_program;
+use crate::seq::types::SeqType;
 use crate::seq::value::random_value;
+use crate::seq::Value;
 use crate::st::area::{area, Weights};
 use crate::st::stream::flatten;
 use crate::st::{load_design, Design};
@@ -134,6 +136,8 @@ pub struct VerifyArgs<'a> {
     pub frames: usize,
     /// Work directory (kept), or a fresh one under the system's temp dir.
     pub work: Option<&'a Path>,
+    /// Input images instead of random frames, and the output image.
+    pub image: &'a super::image_cmds::ImageArgs,
     /// JSON output.
     pub json: bool,
 }
@@ -142,6 +146,7 @@ pub struct VerifyArgs<'a> {
 /// [--random SEED] [--json]`: (schedule,) emit, lint, simulate, compare. Prints one line per
 /// design; exits 0 only if all pass.
 pub fn verify(a: &VerifyArgs) -> CliResult {
+    a.image.check()?;
     let is_program = a.file.extension().is_some_and(|e| e == "seq");
     let (p, designs) = if is_program {
         let p = load_program(a.file)?;
@@ -163,10 +168,18 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
             .ok_or("a design (.st) needs --program FILE.seq to be compared with")?;
         (load_program(program)?, vec![load_design(a.file)?])
     };
+    if a.image.output.is_some() && designs.len() > 1 {
+        return Err(format!(
+            "-o writes one image, and {} designs would be verified: give one slowdown",
+            designs.len()
+        )
+        .into());
+    }
+    let images = super::image_cmds::read_inputs(&p, &a.image.images)?;
     let mut all_passed = true;
     let mut reports = Vec::new();
     for d in &designs {
-        let (passed, report) = verify_one(a, d, &p)?;
+        let (passed, report) = verify_one(a, d, &p, images.as_ref())?;
         all_passed &= passed;
         reports.push(report);
     }
@@ -186,6 +199,7 @@ fn verify_one(
     a: &VerifyArgs,
     d: &Design,
     p: &crate::seq::Program,
+    images: Option<&super::image_cmds::InputImages>,
 ) -> Result<(bool, serde_json::Value), Box<dyn std::error::Error>> {
     let sim = Simulator::parse(a.sim)?;
     for t in sim.tools().iter().chain(&["verilator"]) {
@@ -217,11 +231,42 @@ fn verify_one(
         lint: true,
         rtl: RtlOptions::default(),
     };
-    let v = verify_rtl(d, p, &dir, &opts)?;
+    let v = match images {
+        // The same image in every frame: back-to-back frames still test the design's
+        // behaviour across frame boundaries.
+        Some(im) => {
+            let frame: Vec<_> = (0..p.inputs.len())
+                .map(|k| im.value(k, &p.inputs[k].ty))
+                .collect();
+            verify_rtl_on(d, p, &dir, &opts, &vec![frame; a.frames])?
+        }
+        None => verify_rtl(d, p, &dir, &opts)?,
+    };
     let passed = v.passed();
-    let report = verify_json(&v, &dir);
+    let mut report = verify_json(&v, &dir);
+    let image_line = match &a.image.output {
+        Some(path) => {
+            let defaults = images.map_or((None, None), |im| im.defaults());
+            let width = a.image.width.or(defaults.0);
+            let depth = a.image.depth.or(defaults.1);
+            let atom = crate::st::verify::atom_type(p.output_type());
+            let atom_scalars = flat_scalars(&v.first_frame, atom);
+            let line = super::image_cmds::write_output(
+                path,
+                |i| atom_scalars[i],
+                p.output_type(),
+                (width, depth),
+            )?;
+            report["output_image"] = serde_json::json!(path.display().to_string());
+            Some(format!("{line} (the RTL's first frame)"))
+        }
+        None => None,
+    };
     if !a.json {
         println!("{}", verify_line(&v));
+        if let Some(line) = image_line {
+            println!("  {line}");
+        }
         if let Some(Err(e)) = &v.lint {
             println!("  {}", e.trim_end().replace('\n', "\n  "));
         }
@@ -236,6 +281,30 @@ fn verify_one(
         let _ = std::fs::remove_dir_all(&dir);
     }
     Ok((passed, report))
+}
+
+/// The scalars of a frame's atoms (each of type `atom`) in order, `None` for don't care.
+fn flat_scalars(atoms: &[Value], atom: &SeqType) -> Vec<Option<u32>> {
+    fn push(v: &Value, t: &SeqType, out: &mut Vec<Option<u32>>) {
+        match (t, v) {
+            (SeqType::ATuple(a, b), Value::Pair(p)) => {
+                push(&p.0, a, out);
+                push(&p.1, b, out);
+            }
+            (SeqType::ATuple(a, b), _) => {
+                push(&Value::Undef, a, out);
+                push(&Value::Undef, b, out);
+            }
+            // Scalars are at most 32 bits wide.
+            (_, Value::Scalar(x)) => out.push(Some(*x as u32)),
+            _ => out.push(None),
+        }
+    }
+    let mut out = Vec::new();
+    for v in atoms {
+        push(v, atom, &mut out);
+    }
+    out
 }
 
 fn verify_line(v: &RtlVerification) -> String {

@@ -29,6 +29,29 @@ fn push_bits(v: &Value, atom: &Layout, out: &mut Vec<Option<bool>>) {
     }
 }
 
+/// The atom whose bits (most significant first, as [`atom_bits`] gives them) are `bits`:
+/// a part with a bit other than `0`/`1` (an `x` or `z` of the simulator) is
+/// [`Value::Undef`].
+pub fn atom_from_bits(bits: &[char], atom: &Layout) -> Value {
+    match atom {
+        Layout::ATuple(a, b) => {
+            let wa = a.atom_bits() as usize;
+            Value::pair(
+                atom_from_bits(&bits[..wa], a),
+                atom_from_bits(&bits[wa..], b),
+            )
+        }
+        _ => bits
+            .iter()
+            .try_fold(0u64, |acc, c| match c {
+                '0' => Some(acc << 1),
+                '1' => Some(acc << 1 | 1),
+                _ => None,
+            })
+            .map_or(Value::Undef, Value::Scalar),
+    }
+}
+
 /// The atom as a sized literal; don't-care bits become 0 (synthesizable constants).
 pub fn atom_lit(v: &Value, atom: &Layout) -> Expr {
     match (atom, v) {
@@ -67,5 +90,16 @@ mod tests {
         assert_eq!(atom_lit(&v, &l).to_string(), "{1'h1, 8'h81}");
         let u = Value::pair(Value::Undef, Value::Scalar(2));
         assert_eq!(bits_text(&atom_bits(&u, &l), true), "x00000010");
+    }
+
+    #[test]
+    fn bits_read_back_as_the_atom() {
+        let l = Layout::atuple(ScalarType::Bit.into(), ScalarType::Int8.into());
+        let v = Value::pair(Value::Scalar(1), Value::Scalar(0x81));
+        let bits: Vec<char> = bits_text(&atom_bits(&v, &l), true).chars().collect();
+        assert_eq!(atom_from_bits(&bits, &l), v);
+        let u = Value::pair(Value::Undef, Value::Scalar(2));
+        let bits: Vec<char> = bits_text(&atom_bits(&u, &l), true).chars().collect();
+        assert_eq!(atom_from_bits(&bits, &l), u);
     }
 }

@@ -6,13 +6,13 @@
 //! `x`; every bit the interpreter defines must be equal on those clocks (an `x` or `z` is a
 //! mismatch; don't-care atoms are skipped).
 
-use super::encode::atom_bits;
+use super::encode::{atom_bits, atom_from_bits};
 use super::lint::lint;
 use super::sim::{simulate, Simulator};
 use super::tb::{parse_output, testbench, PRE_CLOCKS};
 use super::{emit_with, Rtl, RtlOptions};
 use crate::seq::interp;
-use crate::seq::Program;
+use crate::seq::{Program, Value};
 use crate::st::stream::flatten;
 use crate::st::verify::{check_compatible, random_frames};
 use crate::st::Design;
@@ -71,6 +71,10 @@ pub struct RtlVerification {
     pub mismatches: Vec<String>,
     /// Wall time of lint, simulator build and simulation run.
     pub times: (Duration, Duration, Duration),
+    /// The RTL's output atoms of the first frame, in the program's atom order:
+    /// [`Value::Undef`] where the interpreter leaves the atom undefined (the program says
+    /// nothing there) or the simulation gave no defined bits.
+    pub first_frame: Vec<Value>,
 }
 
 impl RtlVerification {
@@ -80,16 +84,33 @@ impl RtlVerification {
     }
 }
 
-/// Verifies the RTL of `d` against program `p` in the work directory `dir` (created if
-/// needed; it keeps `design.v`, the testbench and the traces for inspection).
+/// Verifies the RTL of `d` against program `p` on `opts.frames` random frames, in the work
+/// directory `dir` (created if needed; it keeps `design.v`, the testbench and the traces
+/// for inspection).
 pub fn verify_rtl(
     d: &Design,
     p: &Program,
     dir: &Path,
     opts: &VerifyOptions,
 ) -> Result<RtlVerification, String> {
-    check_compatible(d, p)?;
     if opts.frames == 0 {
+        return Err("at least one frame is needed".into());
+    }
+    let inputs = random_frames(p, opts.seed, opts.frames);
+    verify_rtl_on(d, p, dir, opts, &inputs)
+}
+
+/// [`verify_rtl`] on given frames: `inputs[f]` holds one value per program input
+/// (`opts.frames` is not used).
+pub fn verify_rtl_on(
+    d: &Design,
+    p: &Program,
+    dir: &Path,
+    opts: &VerifyOptions,
+    inputs: &[Vec<Value>],
+) -> Result<RtlVerification, String> {
+    check_compatible(d, p)?;
+    if inputs.is_empty() {
         return Err("at least one frame is needed".into());
     }
     let rtl = emit_with(d, &opts.rtl)?;
@@ -99,8 +120,7 @@ pub fn verify_rtl(
     let t0 = std::time::Instant::now();
     let lint_result = opts.lint.then(|| lint(dir, "design.v", &rtl.top));
     let lint_time = t0.elapsed();
-    let inputs = random_frames(p, opts.seed, opts.frames);
-    let flat: Vec<Vec<Vec<crate::seq::Value>>> = inputs
+    let flat: Vec<Vec<Vec<Value>>> = inputs
         .iter()
         .map(|fr| {
             fr.iter()
@@ -112,15 +132,19 @@ pub fn verify_rtl(
     let tb = testbench(&rtl, &flat, opts.sim.four_state(), opts.seed);
     let (text, build, exec) = simulate(opts.sim, dir, "design.v", &tb)?;
     let lines = parse_output(&text)?;
-    let mut expected = Vec::new();
-    for fr in &inputs {
-        let out = interp::eval(p, fr)?;
-        expected.push(flatten(&out, p.output_type()));
+    let mut expected: Vec<Vec<Value>> = Vec::new();
+    for (f, fr) in inputs.iter().enumerate() {
+        // A frame repeated (an image driven several times) is interpreted once.
+        let out = match f.checked_sub(1) {
+            Some(prev) if inputs[prev] == *fr => expected[prev].clone(),
+            _ => flatten(&interp::eval(p, fr)?, p.output_type()),
+        };
+        expected.push(out);
     }
     let mut v = RtlVerification {
         sim: opts.sim,
         lint: lint_result,
-        frames: opts.frames,
+        frames: inputs.len(),
         clocks_simulated: tb.clocks,
         valid_clocks: 0,
         atoms_checked: 0,
@@ -128,6 +152,7 @@ pub fn verify_rtl(
         mismatch_count: 0,
         mismatches: Vec::new(),
         times: (lint_time, build, exec),
+        first_frame: vec![Value::Undef; expected[0].len()],
         rtl,
     };
     compare(&mut v, &lines, &expected)?;
@@ -137,7 +162,7 @@ pub fn verify_rtl(
 fn compare(
     v: &mut RtlVerification,
     lines: &[super::tb::OutLine],
-    expected: &[Vec<crate::seq::Value>],
+    expected: &[Vec<Value>],
 ) -> Result<(), String> {
     let ol = v.rtl.design.output_layout().clone();
     let p = ol.clocks();
@@ -204,6 +229,9 @@ fn compare(
                 continue;
             }
             v.atoms_checked += 1;
+            if f == 0 {
+                v.first_frame[*a as usize] = atom_from_bits(got, &atom);
+            }
             let ok = exp.iter().zip(got).all(|(e, g)| match e {
                 None => true,
                 Some(b) => *g == if *b { '1' } else { '0' },
