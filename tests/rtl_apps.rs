@@ -112,6 +112,12 @@ fn seed_examples_in_rtl() {
     ]);
 }
 
+/// The 5x5 blur that sums its uint8 pixels in uint16 (casts in the kernel).
+#[test]
+fn box5x5_u16_in_rtl() {
+    run(&[("examples/box5x5_u16.seq", &[1, 4, 16])]);
+}
+
 #[test]
 fn map_in_rtl() {
     run(&[("examples/map.seq", &[1, 5, 10, 20, 25, 40, 50, 100, 200])]);

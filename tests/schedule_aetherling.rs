@@ -61,6 +61,11 @@ fn sharpen_app() {
 }
 
 #[test]
+fn box5x5_u16_app() {
+    check("examples/box5x5_u16.seq", &[1, 4, 16, 64]);
+}
+
+#[test]
 fn stencil_underutil() {
     check("examples/seed/stencil_underutil.seq", &[1, 2, 3, 6, 12]);
 }

@@ -147,6 +147,12 @@ fn sharpen_app() {
     check("examples/sharpen.seq", &[1, 2, 4, 8, 16, 48, 144]);
 }
 
+/// The 5x5 blur summed in uint16 (casts in the kernel).
+#[test]
+fn box5x5_u16_app() {
+    check("examples/box5x5_u16.seq", &[1, 2, 4, 8, 16, 32, 64]);
+}
+
 /// Where the baseline's first-consumer-wins layouts force reshapes, the e-graph scheduler
 /// finds strictly smaller designs (diamond: the shared prefix in one layout; conv2d at 16:
 /// the window sums without the baseline's `reduce_t` accumulator). (conv2d at 4, once here,

@@ -512,6 +512,7 @@ fn every_example_checks_with_its_documented_type() {
     let rgb = |n| format!("(seq {n} (atuple uint32 (atuple uint32 uint32)))");
     let cases = [
         ("map.seq", u8s(200), u8s(200)),
+        ("box5x5_u16.seq", u8s(64), u8s(64)),
         ("conv2d.seq", u8s(16), u8s(16)),
         ("conv2d_b2b.seq", u8s(16), u8s(16)),
         ("conv2d_b2b_3x3_repeat.seq", u8s(16), u8s(16)),
@@ -868,6 +869,35 @@ fn conv3_twice_on_8x8_matches_the_golden_model() {
             16
         );
     }
+}
+
+#[test]
+fn box5x5_u16_matches_the_golden_model_without_wrapping() {
+    // The 5x5 binomial weights, summed exactly (no wrap: u64), divided by 256.
+    let a = [1u64, 4, 6, 4, 1];
+    let weights: Vec<u64> = a
+        .iter()
+        .flat_map(|x| a.iter().map(move |y| x * y))
+        .collect();
+    assert_eq!(weights.iter().sum::<u64>(), 256);
+    let p = example("box5x5_u16.seq");
+    let mut rng = Rng::new(7);
+    let random: Vec<u64> = (0..64).map(|_| rng.next_u64() & 0xff).collect();
+    let white = vec![255u64; 64];
+    let ramp: Vec<u64> = (0..64).map(|i| 4 * i).collect();
+    for xs in [random, white.clone(), ramp] {
+        let out = run(&p, &[raw_seq(xs.clone())]);
+        let golden = conv_gen(&stencil_gen(8, 5, &some(&xs)), &weights, 256, u64::MAX);
+        // r >= 4 and c >= 4: 16 defined outputs.
+        assert_eq!(check_golden("box5x5_u16", out.list(), &golden), 16);
+    }
+    // A white image stays white: 255 * 256 = 65280 did not wrap (in uint8 it would). The
+    // shifts are flat, so every window from pixel 36 = 4*8 + 4 on is defined (those with
+    // c < 4 reach into the previous row).
+    let out = run(&p, &[raw_seq(white)]);
+    let defined: Vec<Option<u64>> = out.list().iter().map(|v| scalar(v, "box")).collect();
+    assert!(defined[..36].iter().all(Option::is_none));
+    assert!(defined[36..].iter().all(|v| *v == Some(255)));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@
 
 use super::lang::SeqLang;
 use crate::seq::check::result_type;
-use crate::seq::op::Op;
+use crate::seq::op::{AtomOp, Op};
 use crate::seq::types::SeqType;
 use crate::seq::value::{check_value, Value};
 use egg::{Analysis, DidMerge, EGraph, Id};
@@ -296,6 +296,10 @@ fn try_sort<'a>(
             }
         }
         SeqLang::Atom(a, [x]) => first_order(Op::Atom(a.0), &[*x]),
+        SeqLang::Cast([t, x]) => match ty(child, *t)? {
+            SeqType::Scalar(to) => first_order(Op::Atom(AtomOp::Cast(to)), &[*x]),
+            other => Err(format!("a cast converts to a scalar type, found {other}")),
+        },
         SeqLang::ATuple(c) => first_order(Op::ATuple, c),
         SeqLang::STuple(c) => first_order(Op::STuple, c),
         SeqLang::STupleAppend(c) => first_order(Op::STupleAppend, c),

@@ -7,7 +7,7 @@
 
 use super::lang::{AtomName, InputRef, Literal, ScalarName, SeqLang};
 use crate::seq::build;
-use crate::seq::op::Op;
+use crate::seq::op::{AtomOp, Op};
 use crate::seq::program::{NodeId, Program};
 use crate::seq::types::SeqType;
 use crate::seq::value::Value;
@@ -152,6 +152,10 @@ pub fn add_program(
                 let incr = b.num(*incr);
                 let t = b.ty(&SeqType::Scalar(*ty));
                 b.add(SeqLang::Counter([n, incr, t]))
+            }
+            Op::Atom(AtomOp::Cast(to)) => {
+                let t = b.ty(&SeqType::Scalar(*to));
+                b.add(SeqLang::Cast([t, a[0]]))
             }
             Op::Atom(op) => b.add(SeqLang::Atom(AtomName(*op), [a[0]])),
             Op::ATuple => b.add(SeqLang::ATuple([a[0], a[1]])),
@@ -330,6 +334,13 @@ fn convert_node(
             Ok(Conv::Node(p.add(op, Vec::new(), SeqType::seq(n, t))))
         }
         SeqLang::Atom(a, [x]) => apply(p, Op::Atom(a.0), &[nd(x)?]),
+        SeqLang::Cast([t, x]) => {
+            let t = ty(t)?;
+            let to = t
+                .as_scalar()
+                .ok_or_else(|| format!("a cast converts to a scalar type, found {t}"))?;
+            apply(p, Op::Atom(AtomOp::Cast(to)), &[nd(x)?])
+        }
         SeqLang::ATuple([a, b]) => apply(p, Op::ATuple, &[nd(a)?, nd(b)?]),
         SeqLang::STuple([a, b]) => apply(p, Op::STuple, &[nd(a)?, nd(b)?]),
         SeqLang::STupleAppend([a, b]) => apply(p, Op::STupleAppend, &[nd(a)?, nd(b)?]),

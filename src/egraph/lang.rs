@@ -32,6 +32,9 @@ define_language! {
     /// - `"arg"`: `(arg I T)`: argument I, of type T, of the enclosing function body.
     /// - `"const"`: `(const LIT T)`: a constant.
     /// - `"counter"`: `(counter N INCR T)`.
+    /// - `"cast"`: `(cast T x)`: the atom operator `cast_T` (a width conversion to the
+    ///   scalar type T). The target is a type child, not part of the operator, so one rule
+    ///   pattern `(cast ?t ?x)` covers every target and conditions can read it.
     /// - `"atuple"`: `(atuple a b)`.
     /// - `"map"`: `(map N F x)`.
     /// - `"map2"`: `(map2 N F x y)`.
@@ -60,6 +63,7 @@ define_language! {
         "arg" = Arg([Id; 2]),
         "const" = Const([Id; 2]),
         "counter" = Counter([Id; 3]),
+        "cast" = Cast([Id; 2]),
         "atuple" = ATuple([Id; 2]),
         "map" = Map([Id; 3]),
         "map2" = Map2([Id; 4]),
@@ -91,6 +95,7 @@ impl SeqLang {
     pub fn data_children(&self) -> &[Id] {
         match self {
             SeqLang::Atom(_, c) => c,
+            SeqLang::Cast(c) => &c[1..],
             SeqLang::ATuple(c) | SeqLang::STuple(c) | SeqLang::STupleAppend(c) => c,
             SeqLang::Map(c) | SeqLang::Reduce(c) | SeqLang::HMap(c) => &c[2..],
             SeqLang::Map2(c) => &c[2..],
@@ -146,7 +151,8 @@ impl FromStr for ScalarName {
     }
 }
 
-/// An atom operator as the head of an [`SeqLang::Atom`] node (`add`).
+/// An atom operator as the head of an [`SeqLang::Atom`] node (`add`). Casts are not atom
+/// nodes: they are [`SeqLang::Cast`] nodes with their target type as a child.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct AtomName(pub AtomOp);
 
@@ -161,6 +167,7 @@ impl FromStr for AtomName {
     fn from_str(s: &str) -> Result<Self, String> {
         AtomOp::ALL
             .into_iter()
+            .filter(|a| !matches!(a, AtomOp::Cast(_)))
             .find(|a| a.name() == s)
             .map(AtomName)
             .ok_or_else(|| format!("not an atom operator: {s}"))

@@ -4,9 +4,12 @@
 //! Atoms are variables `?name`, whole numbers, `_` (the don't-care literal, e.g. a shift
 //! without init) and scalar types (`uint8`). `(arg I)` without a type is a function-body
 //! placeholder whose type is left open: on a left side it matches any type, on a right side
-//! it is inferred from the enclosing `map`/`map2`/`reduce`/`hmap`.
+//! it is inferred from the enclosing `map`/`map2`/`reduce`/`hmap`. A cast is `(cast T x)`
+//! with `T` a type or a type variable; the one word `(cast_uint16 x)` means
+//! `(cast uint16 x)`.
 
 use super::lang::{AtomName, Literal, ScalarName, SeqLang};
+use crate::seq::op::AtomOp;
 use crate::util::diag::Diagnostic;
 use crate::util::sexp::{Sexp, SexpKind};
 use egg::{ENodeOrVar, Id, PatternAst, Var};
@@ -76,6 +79,7 @@ pub fn child_roles(node: &SeqLang) -> Vec<Role> {
         SeqLang::Arg(_) => vec![Num, Type],
         SeqLang::Const(_) => vec![Lit, Type],
         SeqLang::Counter(_) => vec![Num, Num, Type],
+        SeqLang::Cast(_) => vec![Type, Data],
         SeqLang::Map(_) => vec![Num, Body(1), Data],
         SeqLang::Map2(_) => vec![Num, Body(2), Data, Data],
         SeqLang::Reduce(_) => vec![Num, Body(1), Data],
@@ -191,6 +195,18 @@ fn add_sexp(file: &str, sx: &Sexp, pat: &mut Pat) -> Result<Id, Diagnostic> {
                 let t = pat.add(ENodeOrVar::Var(numbered_infer_var(k)));
                 return Ok(pat.add(ENodeOrVar::ENode(SeqLang::Arg([i, t]))));
             }
+            // `(cast_uint16 x)`, the one-word form of a cast, is `(cast uint16 x)`.
+            if let Some(AtomOp::Cast(to)) = AtomOp::ALL.into_iter().find(|a| a.name() == head) {
+                if args.len() != 1 {
+                    return Err(err(format!(
+                        "`{head}` takes 1 argument(s) in a pattern, found {}",
+                        args.len()
+                    )));
+                }
+                let t = pat.add(ENodeOrVar::ENode(SeqLang::Scalar(ScalarName(to))));
+                let x = add_sexp(file, &args[0], pat)?;
+                return Ok(pat.add(ENodeOrVar::ENode(SeqLang::Cast([t, x]))));
+            }
             let mut ids = Vec::with_capacity(args.len());
             for a in args {
                 ids.push(add_sexp(file, a, pat)?);
@@ -239,6 +255,10 @@ pub fn make_node(head: &str, c: Vec<Id>) -> Result<SeqLang, String> {
         "counter" => {
             arity(3)?;
             SeqLang::Counter(a3())
+        }
+        "cast" => {
+            arity(2)?;
+            SeqLang::Cast(a2())
         }
         "atuple" => {
             arity(2)?;

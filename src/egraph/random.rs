@@ -3,7 +3,9 @@
 //! The left-side pattern is elaborated like a program: numbers get random small values,
 //! each data variable becomes a program input of a type its position accepts (element
 //! types drawn from a small pool), each function variable a random closed body of the right
-//! parameter types, each function list a list of such bodies, each literal a random init.
+//! parameter types, each function list a list of such bodies, each literal a random init,
+//! each cast target a random integer or bit type. Random bodies sometimes compute at another
+//! width and cast back, so every rule is also tested on bodies holding casts.
 //! Instances that do not type-check are simply rejected; the caller tries again.
 
 use super::pattern::{Pat, Role};
@@ -21,6 +23,16 @@ use super::lang::SeqLang;
 
 /// Numbers drawn for numeric variables.
 const NUMS: [u64; 8] = [1, 2, 2, 3, 4, 4, 6, 8];
+
+/// The integer types.
+const INTS: [ScalarType; 6] = [
+    ScalarType::Int8,
+    ScalarType::UInt8,
+    ScalarType::Int16,
+    ScalarType::UInt16,
+    ScalarType::Int32,
+    ScalarType::UInt32,
+];
 
 #[derive(Clone, Debug)]
 enum Built {
@@ -46,6 +58,8 @@ enum Expect {
         param: SeqType,
     },
     Lit(SeqType),
+    /// The target type of a cast.
+    CastTarget,
 }
 
 struct Gen<'a> {
@@ -111,7 +125,7 @@ impl Gen<'_> {
             ENodeOrVar::Var(v) => self.var(*v, e),
             ENodeOrVar::ENode(n) => {
                 let n = n.clone();
-                self.enode(&n, ctx)
+                self.enode(&n, ctx, e)
             }
         }
     }
@@ -158,13 +172,16 @@ impl Gen<'_> {
             } else {
                 random_value(&t, self.rng)
             }),
+            (_, Expect::CastTarget) => {
+                Built::Ty(SeqType::Scalar(*self.rng.pick(&AtomOp::CAST_TARGETS)))
+            }
             _ => return None,
         };
         self.binds.insert(v, built.clone());
         Some(built)
     }
 
-    fn enode(&mut self, n: &SeqLang, ctx: Option<&[SeqType]>) -> Option<Built> {
+    fn enode(&mut self, n: &SeqLang, ctx: Option<&[SeqType]>, e: Expect) -> Option<Built> {
         let p_seq = |rng: &mut Rng, n: u64| SeqType::seq(n, elem_pool(rng));
         let out = match n {
             SeqLang::Num(k) => return Some(Built::Num(*k)),
@@ -261,7 +278,7 @@ impl Gen<'_> {
                 }
                 return Some(Built::Fns(out));
             }
-            _ => return self.first_order(n, ctx),
+            _ => return self.first_order(n, ctx, e),
         };
         Some(Built::Node(out))
     }
@@ -293,8 +310,14 @@ impl Gen<'_> {
         })
     }
 
-    fn first_order(&mut self, n: &SeqLang, ctx: Option<&[SeqType]>) -> Option<Built> {
+    /// A first-order operator; `want` is what its position expects, which an atom operator
+    /// follows where it can (an `add` under a cast to uint16 adds uint16s).
+    fn first_order(&mut self, n: &SeqLang, ctx: Option<&[SeqType]>, want: Expect) -> Option<Built> {
         let u8t: SeqType = ScalarType::UInt8.into();
+        let want = match want {
+            Expect::Data(t) => Some(t),
+            _ => None,
+        };
         let e = elem_pool(self.rng);
         let (op, data): (Op, Vec<(Id, SeqType)>) = match n {
             SeqLang::Up([a, x]) => (Op::Up { n: self.num(*a)? }, vec![(*x, SeqType::seq(1, e))]),
@@ -345,8 +368,22 @@ impl Gen<'_> {
                 };
                 return build::apply(&mut self.p, op, &[xn]).ok().map(Built::Node);
             }
-            SeqLang::Atom(a, [x]) => (Op::Atom(a.0), vec![(*x, atom_input(a.0))]),
-            SeqLang::ATuple([a, b]) => (Op::ATuple, vec![(*a, u8t.clone()), (*b, u8t)]),
+            SeqLang::Atom(a, [x]) => {
+                let out = want.as_ref().and_then(SeqType::as_scalar);
+                (Op::Atom(a.0), vec![(*x, atom_input(a.0, out))])
+            }
+            SeqLang::Cast([t, x]) => {
+                let to = match self.build(*t, ctx, Expect::CastTarget)? {
+                    Built::Ty(SeqType::Scalar(s)) => s,
+                    _ => return None,
+                };
+                let from = *self.rng.pick(&AtomOp::CAST_TARGETS);
+                (Op::Atom(AtomOp::Cast(to)), vec![(*x, from.into())])
+            }
+            SeqLang::ATuple([a, b]) => match want {
+                Some(SeqType::ATuple(x, y)) => (Op::ATuple, vec![(*a, *x), (*b, *y)]),
+                _ => (Op::ATuple, vec![(*a, u8t.clone()), (*b, u8t)]),
+            },
             SeqLang::STuple([a, b]) => (Op::STuple, vec![(*a, e.clone()), (*b, e)]),
             SeqLang::STupleAppend([a, b]) => (
                 Op::STupleAppend,
@@ -362,18 +399,28 @@ impl Gen<'_> {
     }
 }
 
-fn atom_input(op: AtomOp) -> SeqType {
+/// The input type of atom operator `op`, whose result should be `out` if it can.
+fn atom_input(op: AtomOp, out: Option<ScalarType>) -> SeqType {
     let s = |t: ScalarType| SeqType::Scalar(t);
     let pair = |a: SeqType, b: SeqType| SeqType::atuple(a, b);
+    let int = out.filter(|t| t.is_int());
     match op {
-        AtomOp::Abs => s(ScalarType::Int8),
+        AtomOp::Abs => s(int.unwrap_or(ScalarType::Int8)),
         AtomOp::Not => s(ScalarType::Bit),
         AtomOp::And | AtomOp::Or => pair(s(ScalarType::Bit), s(ScalarType::Bit)),
-        AtomOp::Div => pair(s(ScalarType::UInt8), s(ScalarType::FixP1_7)),
-        AtomOp::If => pair(
-            s(ScalarType::Bit),
-            pair(s(ScalarType::UInt8), s(ScalarType::UInt8)),
-        ),
+        AtomOp::Div => pair(s(int.unwrap_or(ScalarType::UInt8)), s(ScalarType::FixP1_7)),
+        AtomOp::If => {
+            let t = s(out.unwrap_or(ScalarType::UInt8));
+            pair(s(ScalarType::Bit), pair(t.clone(), t))
+        }
+        AtomOp::Lsl | AtomOp::Lsr => {
+            pair(s(int.unwrap_or(ScalarType::UInt8)), s(ScalarType::UInt8))
+        }
+        AtomOp::Add | AtomOp::Sub | AtomOp::Mul => {
+            let t = s(int.unwrap_or(ScalarType::UInt8));
+            pair(t.clone(), t)
+        }
+        AtomOp::Cast(_) => s(ScalarType::UInt8),
         _ => pair(s(ScalarType::UInt8), s(ScalarType::UInt8)),
     }
 }
@@ -419,7 +466,14 @@ fn unary_step(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
     let t = p.ty(x).clone();
     match &t {
         SeqType::Scalar(s) if s.is_int() => {
-            let c = konst(p, *s, rng.range(1, 9))?;
+            // Sometimes at another width: cast there, compute, cast back.
+            let (x, u) = if rng.range(0, 3) == 0 {
+                let u = *rng.pick(&INTS);
+                (build::apply(p, Op::Atom(AtomOp::Cast(u)), &[x]).ok()?, u)
+            } else {
+                (x, *s)
+            };
+            let c = konst(p, u, rng.range(1, 9))?;
             let op = *rng.pick(&[AtomOp::Add, AtomOp::Mul, AtomOp::Sub]);
             let (a, b) = if op == AtomOp::Sub && rng.coin() {
                 (c, x)
@@ -427,7 +481,12 @@ fn unary_step(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
                 (x, c)
             };
             let pair = build::apply(p, Op::ATuple, &[a, b]).ok()?;
-            build::apply(p, Op::Atom(op), &[pair]).ok()
+            let y = build::apply(p, Op::Atom(op), &[pair]).ok()?;
+            if u == *s {
+                Some(y)
+            } else {
+                build::apply(p, Op::Atom(AtomOp::Cast(*s)), &[y]).ok()
+            }
         }
         SeqType::Scalar(ScalarType::Bit) => build::apply(p, Op::Atom(AtomOp::Not), &[x]).ok(),
         SeqType::Seq(n, e) => {
@@ -506,5 +565,31 @@ fn reducer_body(
             build::map(p, *n, inner, pair).ok()
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random bodies sometimes hold casts, so every rule's soundness test meets them.
+    #[test]
+    fn random_bodies_hold_casts() {
+        let mut rng = Rng::new(5);
+        let t: SeqType = ScalarType::UInt8.into();
+        let mut with_cast = 0;
+        for _ in 0..60 {
+            let mut p = Program::new("body");
+            let Some(b) = random_body(&mut p, &mut rng, std::slice::from_ref(&t), Some(&t), false)
+            else {
+                continue;
+            };
+            let cast = p
+                .scope(b)
+                .iter()
+                .any(|id| matches!(p.node(*id).op, Op::Atom(AtomOp::Cast(_))));
+            with_cast += usize::from(cast);
+        }
+        assert!(with_cast >= 10, "{with_cast} of 60 bodies hold a cast");
     }
 }

@@ -60,6 +60,10 @@ pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
         "rules/seq/hmap.rules",
         include_str!("../../rules/seq/hmap.rules"),
     ),
+    (
+        "rules/seq/cast.rules",
+        include_str!("../../rules/seq/cast.rules"),
+    ),
 ];
 
 /// A `where` clause: a condition or generator applied to variables.

@@ -98,8 +98,18 @@ pub fn check_rule(rule: &Rule, cfg: &CheckConfig) -> RuleCheck {
         failure: None,
     };
     let factors = FactorPolicy::all();
+    // Each cast of the left side draws its target and source types from 7 each, and a cast
+    // rule typically fails on a few of those pairs only (a sign extension where the types'
+    // widths alone looked fine): test such rules on proportionally more instances.
+    let casts = rule
+        .lhs
+        .as_ref()
+        .iter()
+        .filter(|n| matches!(n, ENodeOrVar::ENode(SeqLang::Cast(_))))
+        .count();
+    let wanted = cfg.instances * (1 + 4 * casts);
     for _ in 0..cfg.attempts {
-        if out.instances >= cfg.instances {
+        if out.instances >= wanted {
             break;
         }
         let Some(lhs) = random_lhs(rule, &mut rng) else {

@@ -143,6 +143,18 @@ pub fn atom_expr(
             binary()?;
             right()
         }
+        AtomOp::Cast(to) => {
+            // Wiring: the low bits, or the source under copies of its sign bit (signed) or
+            // zeros (unsigned).
+            let tw = to.width();
+            if tw <= x.width {
+                x.bits(0, tw)
+            } else if lsigned {
+                x.sext(tw)
+            } else {
+                x.e().zext(tw)
+            }
+        }
     })
 }
 

@@ -137,6 +137,9 @@ fn expect_seq<'t>(
 }
 
 fn atom_result(op: AtomOp, t: &SeqType) -> Result<SeqType, String> {
+    if let AtomOp::Cast(to) = op {
+        return cast_result(to, t);
+    }
     let name = op.name();
     if !t.is_atom() {
         return Err(format!(
@@ -203,5 +206,20 @@ fn atom_result(op: AtomOp, t: &SeqType) -> Result<SeqType, String> {
             Some((a, b)) => Ok(if op == AtomOp::Fst { a.clone() } else { b.clone() }),
             None => Err(format!("{name}: expected an atom tuple, found {t}")),
         },
+        AtomOp::Cast(to) => cast_result(to, t),
+    }
+}
+
+/// A cast to `to` of a value of type `t`: both must be bit or integer scalars.
+fn cast_result(to: ScalarType, t: &SeqType) -> Result<SeqType, String> {
+    let kinds = "bit or an integer type (int8, uint8, int16, uint16, int32, uint32)";
+    if !AtomOp::castable(to) {
+        return Err(format!("cast {to}: a cast converts to {kinds}, not {to}"));
+    }
+    match t.as_scalar() {
+        Some(s) if AtomOp::castable(s) => Ok(SeqType::Scalar(to)),
+        _ => Err(format!(
+            "cast {to}: expected a scalar of {kinds}, found {t}"
+        )),
     }
 }

@@ -4,6 +4,8 @@
 //! - arithmetic wraps at the type's width; `lt`, `abs` and `div` read signed types as signed;
 //! - `div x c` is `floor(x * c)` with `c` a `fixp1_7` reciprocal, computed exactly;
 //! - `lsl`/`lsr` by an amount of at least the width give 0; `lsr` is logical;
+//! - `cast` sign-extends a signed source, zero-extends an unsigned one and truncates to the
+//!   target's width (the same bits at the same width);
 //! - don't-care values ([`Value::Undef`]) come only from a `shift` without `init` (or from
 //!   inputs); an atom operator with a don't-care operand gives don't-care, except that
 //!   `fst`/`snd` project and `if` with a known condition takes its branch;
@@ -315,6 +317,9 @@ pub fn atom(op: AtomOp, t: &SeqType, v: &Value) -> Value {
             u64::from(int(a, s) < int(b, rs))
         }
         AtomOp::Eq => return Value::Scalar(u64::from(l == r)),
+        // The source's value (sign-extended if signed) in two's complement, cut to the
+        // target's width: extension, truncation and reinterpretation in one.
+        AtomOp::Cast(to) => (int(a, s) as u64) & to.mask(),
         AtomOp::Fst | AtomOp::Snd | AtomOp::If => unreachable!("handled above"),
     };
     Value::Scalar(out)

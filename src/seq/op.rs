@@ -41,11 +41,17 @@ pub enum AtomOp {
     Fst,
     /// `(atuple a b) -> b`.
     Snd,
+    /// `s -> t` for integer or bit types `s` and `t`: a width conversion. Wider: sign-extends
+    /// a signed source, zero-extends an unsigned one; narrower: keeps the low bits; same
+    /// width: the same bits, read as `t`. Written `(cast t x)`; one token `cast_t` where an
+    /// operator is a single word (`.st` files, rule files).
+    Cast(ScalarType),
 }
 
 impl AtomOp {
-    /// Every atom operator, in a fixed order.
-    pub const ALL: [AtomOp; 15] = [
+    /// Every atom operator, in a fixed order: the 15 fixed operators, then the casts to
+    /// each of [`AtomOp::CAST_TARGETS`].
+    pub const ALL: [AtomOp; 22] = [
         AtomOp::Abs,
         AtomOp::Not,
         AtomOp::And,
@@ -61,9 +67,34 @@ impl AtomOp {
         AtomOp::If,
         AtomOp::Fst,
         AtomOp::Snd,
+        AtomOp::Cast(ScalarType::Bit),
+        AtomOp::Cast(ScalarType::Int8),
+        AtomOp::Cast(ScalarType::UInt8),
+        AtomOp::Cast(ScalarType::Int16),
+        AtomOp::Cast(ScalarType::UInt16),
+        AtomOp::Cast(ScalarType::Int32),
+        AtomOp::Cast(ScalarType::UInt32),
     ];
 
-    /// The keyword used in `.seq` files.
+    /// The types a cast converts between: the integers and `bit` (`fixp1_7` is a fraction,
+    /// whose bits a width conversion would not preserve as a number).
+    pub const CAST_TARGETS: [ScalarType; 7] = [
+        ScalarType::Bit,
+        ScalarType::Int8,
+        ScalarType::UInt8,
+        ScalarType::Int16,
+        ScalarType::UInt16,
+        ScalarType::Int32,
+        ScalarType::UInt32,
+    ];
+
+    /// True if `t` may be the source or the target of a cast.
+    pub fn castable(t: ScalarType) -> bool {
+        t != ScalarType::FixP1_7
+    }
+
+    /// The keyword used in `.seq` files; a cast is the one word `cast_T` (the surface form
+    /// `(cast T x)` is read by the front end).
     pub fn name(self) -> &'static str {
         match self {
             AtomOp::Abs => "abs",
@@ -81,6 +112,16 @@ impl AtomOp {
             AtomOp::If => "if",
             AtomOp::Fst => "fst",
             AtomOp::Snd => "snd",
+            AtomOp::Cast(t) => match t {
+                ScalarType::Bit => "cast_bit",
+                ScalarType::Int8 => "cast_int8",
+                ScalarType::UInt8 => "cast_uint8",
+                ScalarType::Int16 => "cast_int16",
+                ScalarType::UInt16 => "cast_uint16",
+                ScalarType::Int32 => "cast_int32",
+                ScalarType::UInt32 => "cast_uint32",
+                ScalarType::FixP1_7 => "cast_fixp1_7",
+            },
         }
     }
 
@@ -88,7 +129,7 @@ impl AtomOp {
     /// them. Unary operators take their one operand as it is.
     pub fn sugar_arity(self) -> usize {
         match self {
-            AtomOp::Abs | AtomOp::Not | AtomOp::Fst | AtomOp::Snd => 1,
+            AtomOp::Abs | AtomOp::Not | AtomOp::Fst | AtomOp::Snd | AtomOp::Cast(_) => 1,
             AtomOp::If => 3,
             _ => 2,
         }

@@ -394,7 +394,8 @@ fn atom_area(d: &Design, op: AtomOp, arg: NodeId) -> Area {
         AtomOp::Add | AtomOp::Sub | AtomOp::Lt => logic(b),
         AtomOp::Eq => logic(input.atom_bits().div_ceil(2).div_ceil(3).max(1)),
         AtomOp::If => logic(b.div_ceil(2)),
-        AtomOp::Fst | AtomOp::Snd => Area::default(),
+        // Extension repeats a wire (the sign bit or a constant zero); truncation drops wires.
+        AtomOp::Fst | AtomOp::Snd | AtomOp::Cast(_) => Area::default(),
         AtomOp::Mul => match konst() {
             Some(c) => logic(shift_add(c) * b),
             None => Area {

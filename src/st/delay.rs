@@ -216,6 +216,8 @@ pub fn atom_delay(t: &Target, op: AtomOp, input: &Layout, known: &Known) -> (f64
     let d = match op {
         AtomOp::Fst => return (0.0, kl),
         AtomOp::Snd => return (0.0, kr),
+        // Wiring; what was known of the source's digits says nothing of the result's.
+        AtomOp::Cast(_) => return (0.0, Known::Unknown),
         AtomOp::Not | AtomOp::And | AtomOp::Or | AtomOp::If => t.lut_ns,
         AtomOp::Abs => {
             let signed = matches!(input, Layout::Scalar(s) if s.is_signed());

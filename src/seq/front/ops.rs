@@ -6,7 +6,7 @@ use crate::seq::build;
 use crate::seq::derived;
 use crate::seq::op::{AtomOp, Op};
 use crate::seq::program::NodeId;
-use crate::seq::types::{normalize_name, SeqType};
+use crate::seq::types::{normalize_name, ScalarType, SeqType};
 use crate::seq::value::Value;
 use crate::util::diag::Diagnostic;
 use crate::util::sexp::Sexp;
@@ -15,6 +15,8 @@ use crate::util::sexp::Sexp;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Head {
     Atom(AtomOp),
+    /// `(cast T x)`: its target type is a parameter.
+    Cast,
     ATuple,
     Map,
     Map2,
@@ -36,10 +38,15 @@ pub(super) enum Head {
 
 pub(super) fn head_of(word: &str) -> Option<Head> {
     let key = normalize_name(word);
-    if let Some(a) = AtomOp::ALL.into_iter().find(|a| a.name() == key) {
+    // `cast_uint16` (the one-word form of `(cast uint16)`) normalizes to `castuint16`.
+    if let Some(a) = AtomOp::ALL
+        .into_iter()
+        .find(|a| normalize_name(a.name()) == key)
+    {
         return Some(Head::Atom(a));
     }
     Some(match key.as_str() {
+        "cast" => Head::Cast,
         "atuple" | "tuple" => Head::ATuple,
         "map" => Head::Map,
         "map2" => Head::Map2,
@@ -73,6 +80,7 @@ impl Head {
             Head::Partition | Head::Unpartition | Head::Transpose => &["no", "ni"],
             Head::Stencil1d => &["n", "w"],
             Head::Stencil2d => &["rows", "cols", "window-rows", "window-cols"],
+            Head::Cast => &["type"],
             Head::Atom(_) | Head::ATuple | Head::STuple | Head::STupleAppend => &[],
         }
     }
@@ -97,6 +105,25 @@ impl Head {
 }
 
 impl<'a> Front<'a> {
+    /// The target type of a `cast`: bit or an integer type.
+    fn cast_target(&self, sx: &Sexp) -> Result<ScalarType, Diagnostic> {
+        let targets = "bit, int8, uint8, int16, uint16, int32 or uint32";
+        match sx.atom().and_then(ScalarType::from_name) {
+            Some(t) if AtomOp::castable(t) => Ok(t),
+            Some(t) => Err(self.err(
+                sx.pos,
+                format!("cast: {t} is not a cast target; a cast converts between {targets}"),
+            )),
+            None => Err(self.err(
+                sx.pos,
+                format!(
+                    "cast: expected the target type ({targets}) first, as in `(cast uint16 x)`, found `{}`",
+                    sx.excerpt(40)
+                ),
+            )),
+        }
+    }
+
     /// Elaborates a function of `arg_types.len()` arguments and returns its body's root.
     pub(super) fn func(
         &mut self,
@@ -174,6 +201,10 @@ impl<'a> Front<'a> {
             ));
         }
         let params = &items[1..1 + nparams];
+        if head == Head::Cast {
+            // The target type first: `(cast x)` and `(cast foo x)` are about the type.
+            self.cast_target(&params[0])?;
+        }
         let mut rest = &items[1 + nparams..];
         let mut init = None;
         if head.takes_init() {
@@ -344,6 +375,7 @@ impl<'a> Front<'a> {
                 };
                 return r.map_err(e);
             }
+            Head::Cast => Op::Atom(AtomOp::Cast(self.cast_target(&params[0])?)),
             Head::ATuple => Op::ATuple,
             Head::STuple => Op::STuple,
             Head::STupleAppend => Op::STupleAppend,

@@ -5,10 +5,12 @@ use super::how::How;
 use super::StreamGraph;
 use crate::egraph::analysis::Sort;
 use crate::egraph::lang::SeqLang;
+use crate::seq::op::AtomOp;
 use crate::seq::types::SeqType;
 use crate::seq::value::Value;
 use crate::st::stream::{flatten, unflatten};
 use crate::st::{Layout, StOp};
+use egg::Id;
 
 /// A value of type `t` restructured to the nesting of `layout` (same atoms in flat order).
 fn relay(v: &Value, t: &SeqType, layout: &Layout) -> Value {
@@ -60,15 +62,10 @@ impl StreamGraph<'_> {
                 };
                 self.add_node(idx, How::Op(op), vec![], None);
             }
-            SeqLang::Atom(a, [x]) => {
-                let Some(xt) = self.value_type(*x) else {
-                    return;
-                };
-                let Some(lx) = Layout::from_atom_type(&xt) else {
-                    return;
-                };
-                if let Some(k) = self.request(ctx, *x, &lx) {
-                    self.add_node(idx, How::Op(StOp::Atom(a.0)), vec![(k, lx)], None);
+            SeqLang::Atom(a, [x]) => self.lower_atom(idx, ctx, a.0, *x),
+            SeqLang::Cast([t, x]) => {
+                if let Sort::Type(SeqType::Scalar(to)) = &self.eg[*t].data.sort {
+                    self.lower_atom(idx, ctx, AtomOp::Cast(*to), *x);
                 }
             }
             SeqLang::ATuple([a, b]) => {
@@ -118,6 +115,19 @@ impl StreamGraph<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Atom operator `op` on the atom `x`, requested in its atom layout.
+    fn lower_atom(&mut self, idx: usize, ctx: usize, op: AtomOp, x: Id) {
+        let Some(xt) = self.value_type(x) else {
+            return;
+        };
+        let Some(lx) = Layout::from_atom_type(&xt) else {
+            return;
+        };
+        if let Some(k) = self.request(ctx, x, &lx) {
+            self.add_node(idx, How::Op(StOp::Atom(op)), vec![(k, lx)], None);
         }
     }
 }

@@ -430,6 +430,7 @@ impl<'a> StreamGraph<'a> {
             | SeqLang::Const(_)
             | SeqLang::Counter(_)
             | SeqLang::Atom(..)
+            | SeqLang::Cast(_)
             | SeqLang::ATuple(_)
             | SeqLang::STuple(_)
             | SeqLang::STupleAppend(_) => self.lower_leaf(idx, ctx, l, enode),

@@ -9,12 +9,15 @@
 
 use super::analysis::{SeqEGraph, Sort};
 use super::extract::{hole_var, scope_term};
-use super::lang::{Literal, SeqLang};
+use super::lang::SeqLang;
 use super::pattern::{infer_var, Pat};
-use crate::seq::value::Value;
 use egg::{ENodeOrVar, Id, Var};
 use indexmap::IndexMap;
+use lanes::{hmap_lanes, seed_shift_lanes, shift_lanes};
 use std::collections::BTreeSet;
+
+mod lanes;
+mod types;
 
 /// What a variable is bound to.
 #[derive(Clone, Debug, PartialEq)]
@@ -145,6 +148,10 @@ pub const GENERATORS: &[GenSpec] = &[
     GenSpec { name: "peel", modes: &[In, Out, Out], doc: "(peel ?f ?outer ?inner): one binding per way to write f = outer . inner with outer a single operator over (arg 0)" },
     GenSpec { name: "seed-shift-lanes", modes: &[In, In, In, Out], doc: "(seed-shift-lanes ?no ?ni ?init ?fs): the Stencil seed's HMap functions of Shift nesting: [Map 1 (Shift no init) . Select_1d ni (ni-1), Select_1d ni 0, .., Select_1d ni (ni-2)]" },
     GenSpec { name: "hmap-lanes", modes: &[In, In, In, Out], doc: "(hmap-lanes ?n ?fs ?x ?lanes): the lanes of HMap n [f_0 .. f_n-1] x (n >= 2): lane k is Map 1 f_k (Select_1d n k x), the lanes zipped into (seq 1 (stuple n u))" },
+    GenSpec { name: "type-is", modes: &[In, In], doc: "(type-is ?x ?t): the value x has the type t" },
+    GenSpec { name: "integer", modes: &[In], doc: "(integer ?t): t (a type, or a value's type) is an integer scalar: not bit, not fixp1_7" },
+    GenSpec { name: "width-le", modes: &[In, In], doc: "(width-le ?a ?b): a and b (types, or values' types) are scalars and a is at most as wide as b" },
+    GenSpec { name: "holds", modes: &[In, In], doc: "(holds ?t ?x): every value of x's scalar type is a value of the scalar type t (a cast from one to the other changes no number)" },
     GenSpec { name: "shift-lanes", modes: &[In, In, In, In, In, Out], doc: "(shift-lanes ?no ?ni ?s ?init ?x ?lanes): the lane form of Shift (no*ni) s over x (reference 3.3 N-Shift): lane k is lane (k-s) mod ni of (partition no ni x), shifted by (ni-1-k+s) div ni rows, zipped into (seq no (seq 1 (stuple ni t)))" },
 ];
 
@@ -182,6 +189,9 @@ fn with(b: &Bindings, pairs: Vec<(Var, Bound)>) -> Bindings {
 /// Runs clause `name` with arguments `args` on bindings `b`; returns the extended bindings
 /// (none if the clause rejects). The loader has checked the name and the modes.
 pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Bindings> {
+    if let Some(ok) = types::check(ctx, name, args, b) {
+        return if ok { vec![b.clone()] } else { vec![] };
+    }
     let n = |k: usize| num_of(ctx, b, args[k]);
     let bound = |k: usize| b.contains_key(&args[k]);
     let class = |k: usize| match b.get(&args[k]) {
@@ -446,123 +456,6 @@ fn peel(ctx: &Ctx<'_>, f: Id) -> Vec<(Pat, Id, IndexMap<Var, Id>)> {
         out.push((p, inner, holes));
     }
     out
-}
-
-/// Small helpers to build fragments.
-struct Frag(Pat);
-
-impl Frag {
-    fn node(&mut self, n: SeqLang) -> Id {
-        self.0.add(ENodeOrVar::ENode(n))
-    }
-    fn var(&mut self, v: Var) -> Id {
-        self.0.add(ENodeOrVar::Var(v))
-    }
-    fn num(&mut self, n: u64) -> Id {
-        self.node(SeqLang::Num(n))
-    }
-    fn arg(&mut self, i: u64) -> Id {
-        let i = self.num(i);
-        let t = self.var(infer_var());
-        self.node(SeqLang::Arg([i, t]))
-    }
-}
-
-fn seed_shift_lanes(no: Var, ni_var: Var, init: Var, ni: u64) -> Pat {
-    let mut f = Frag(Pat::default());
-    let mut items = Vec::new();
-    // Lane 0: the previous row's last lane, shifted by one row.
-    let a = f.arg(0);
-    let (no_id, one, init_id) = (f.var(no), f.num(1), f.var(init));
-    let shift = f.node(SeqLang::Shift([no_id, one, init_id, a]));
-    let a = f.arg(0);
-    let (ni_id, last) = (f.var(ni_var), f.num(ni - 1));
-    let sel = f.node(SeqLang::Down([ni_id, last, a]));
-    let one = f.num(1);
-    items.push(f.node(SeqLang::Map([one, shift, sel])));
-    // Lane i >= 1: lane i-1 of the same row.
-    for i in 1..ni {
-        let a = f.arg(0);
-        let (ni_id, k) = (f.var(ni_var), f.num(i - 1));
-        items.push(f.node(SeqLang::Down([ni_id, k, a])));
-    }
-    f.node(SeqLang::ListToSeq(items.into_boxed_slice()));
-    f.0
-}
-
-/// Zips two lane sequences (`stuple` for the first two, `stuple_append` after) at the
-/// depth of `lens` nested `map2`s, innermost first: `[1, no]` zips `(seq no (seq 1 t))`s
-/// with `Map2 no (Map2 1 (stuple (arg 0) (arg 1)))`.
-fn zip_lanes(f: &mut Frag, lens: &[Id], append: bool, acc: Id, lane: Id) -> Id {
-    let (a0, a1) = (f.arg(0), f.arg(1));
-    let mut body = if append {
-        f.node(SeqLang::STupleAppend([a0, a1]))
-    } else {
-        f.node(SeqLang::STuple([a0, a1]))
-    };
-    let (outer, inner) = lens.split_last().expect("at least one map2 layer");
-    for len in inner {
-        let (b0, b1) = (f.arg(0), f.arg(1));
-        body = f.node(SeqLang::Map2([*len, body, b0, b1]));
-    }
-    f.node(SeqLang::Map2([*outer, body, acc, lane]))
-}
-
-/// `hmap-lanes`: lane k is `Map 1 f_k (Select_1d n k x)`, the lanes zipped into
-/// `(seq 1 (stuple n u))`.
-fn hmap_lanes(n: Var, x: Var, fs: &[Id], holes: &mut IndexMap<Var, Id>) -> Pat {
-    let mut f = Frag(Pat::default());
-    let (n_id, x_id) = (f.var(n), f.var(x));
-    let mut lanes = Vec::new();
-    for (k, &fk) in fs.iter().enumerate() {
-        let v = hole_var(fk);
-        holes.insert(v, fk);
-        let body = f.var(v);
-        let idx = f.num(k as u64);
-        let sel = f.node(SeqLang::Down([n_id, idx, x_id]));
-        let one = f.num(1);
-        lanes.push(f.node(SeqLang::Map([one, body, sel])));
-    }
-    let one = f.num(1);
-    let mut acc = zip_lanes(&mut f, &[one], false, lanes[0], lanes[1]);
-    for lane in &lanes[2..] {
-        acc = zip_lanes(&mut f, &[one], true, acc, *lane);
-    }
-    let _ = acc;
-    f.0
-}
-
-fn shift_lanes(no: Var, ni_var: Var, s: u64, init: &Value, x: Var, ni: u64) -> Pat {
-    let mut f = Frag(Pat::default());
-    let init1 = match init {
-        Value::Undef => Value::Undef,
-        v => Value::List(vec![v.clone()]),
-    };
-    let (no_id, ni_id, x_id) = (f.var(no), f.var(ni_var), f.var(x));
-    let parts = f.node(SeqLang::Partition([no_id, ni_id, x_id]));
-    let mut lanes = Vec::new();
-    for k in 0..ni {
-        let rows = (ni - 1 - k + s) / ni;
-        let from = (k + ni * s.div_ceil(ni) - s) % ni;
-        let a = f.arg(0);
-        let idx = f.num(from);
-        let sel = f.node(SeqLang::Down([ni_id, idx, a]));
-        let lane = f.node(SeqLang::Map([no_id, sel, parts]));
-        lanes.push(if rows == 0 {
-            lane
-        } else {
-            let r = f.num(rows);
-            let l = f.node(SeqLang::Lit(Literal(init1.clone())));
-            f.node(SeqLang::Shift([no_id, r, l, lane]))
-        });
-    }
-    let one = f.num(1);
-    let mut acc = zip_lanes(&mut f, &[one, no_id], false, lanes[0], lanes[1]);
-    for lane in &lanes[2..] {
-        acc = zip_lanes(&mut f, &[one, no_id], true, acc, *lane);
-    }
-    let _ = acc;
-    f.0
 }
 
 #[cfg(test)]
