@@ -4,14 +4,15 @@
 //! The comparison checks timing as well as data: `valid_out` must be low before the
 //! design's latency, follow the output layout's valid clocks for every frame, and never be
 //! `x`; every bit the interpreter defines must be equal on those clocks (an `x` or `z` is a
-//! mismatch; don't-care atoms are skipped).
+//! mismatch; don't-care atoms are skipped). Full-size frames take the expected outputs from
+//! the fast evaluator ([`crate::seq::fast::expected`]).
 
 use super::encode::atom_bits;
 use super::lint::lint;
 use super::sim::{simulate, Simulator};
 use super::tb::{parse_output, testbench, PRE_CLOCKS};
 use super::{emit_with, Rtl, RtlOptions};
-use crate::seq::interp;
+use crate::seq::fast;
 use crate::seq::Program;
 use crate::st::stream::flatten;
 use crate::st::verify::{check_compatible, random_frames};
@@ -114,7 +115,7 @@ pub fn verify_rtl(
     let lines = parse_output(&text)?;
     let mut expected = Vec::new();
     for fr in &inputs {
-        let out = interp::eval(p, fr)?;
+        let out = fast::expected(p, fr)?;
         expected.push(flatten(&out, p.output_type()));
     }
     let mut v = RtlVerification {
