@@ -11,10 +11,16 @@
 //!   model marks don't-care with `None` instead of the in-band 253, so a genuine 253 is
 //!   still checked;
 //! - hand computation for the seed examples.
+//!
+//! Every program runs in both evaluators, which must agree (`run`); the 1920x1080 frames,
+//! which take the reference interpreter minutes, run in the fast evaluator only and are
+//! checked against the golden model.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tessera::seq::{interp, load_program, parse_program, Op, Program, ScalarType, Value};
+use tessera::seq::{
+    fast, interp, load_program, parse_program, FlatValue, Op, Program, ScalarType, SeqType, Value,
+};
 use tessera::util::rng::Rng;
 
 /// The published don't-care marker (`int_to_ignore`).
@@ -29,8 +35,18 @@ fn example(rel: &str) -> Program {
     load_program(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The reference interpreter's output, after checking that the fast evaluator's equals it
+/// (up to how a don't-care atom tuple is written: see `FlatValue::to_value`).
 fn run(p: &Program, inputs: &[Value]) -> Value {
-    interp::eval(p, inputs).unwrap_or_else(|e| panic!("{}: {e}", p.name))
+    let out = interp::eval(p, inputs).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+    let quick = fast::eval(p, inputs).unwrap_or_else(|e| panic!("{}: fast: {e}", p.name));
+    let t = p.output_type();
+    assert!(
+        interp::expand_undef(&out, t) == interp::expand_undef(&quick, t),
+        "{}: the fast evaluator differs from the reference",
+        p.name
+    );
+    out
 }
 
 /// A sequence of raw scalars.
@@ -173,15 +189,20 @@ fn published_vectors_through_the_cli() {
             dc_then(10, &[65, 74, DC, DC, 93, 98]),
         ),
     ];
-    for (prog, input, expected) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
-            .arg("eval")
+    for ((prog, input, expected), reference) in cases
+        .iter()
+        .flat_map(|c| [(c.clone(), false), (c.clone(), true)])
+    {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tessera"));
+        cmd.arg("eval")
             .arg(root().join("examples").join(prog))
             .arg("--input")
             .arg(dir.join(input))
-            .arg("--json")
-            .output()
-            .expect("run tessera");
+            .arg("--json");
+        if reference {
+            cmd.arg("--reference");
+        }
+        let out = cmd.output().expect("run tessera");
         assert!(
             out.status.success(),
             "{prog}: {}",
@@ -705,12 +726,17 @@ fn camera_gen(w: usize, xs: &[u64]) -> Vec<Rgb> {
 /// Where the model gives a value ours equals it; where ours is don't-care the model's is
 /// too. Returns how many positions were compared.
 fn check_golden(name: &str, ours: &[Value], golden: &[Px]) -> usize {
+    let ours: Vec<Px> = ours.iter().map(|o| scalar(o, name)).collect();
+    check_px(name, &ours, golden)
+}
+
+fn check_px(name: &str, ours: &[Px], golden: &[Px]) -> usize {
     assert_eq!(ours.len(), golden.len(), "{name}: length");
     let mut compared = 0;
     for (k, (o, g)) in ours.iter().zip(golden).enumerate() {
-        match (scalar(o, name), g) {
+        match (o, g) {
             (Some(v), Some(e)) => {
-                assert_eq!(v, *e, "{name}[{k}]");
+                assert_eq!(v, e, "{name}[{k}]");
                 compared += 1;
             }
             (None, Some(e)) => panic!("{name}[{k}]: ours is don't-care, the golden model {e}"),
@@ -901,49 +927,81 @@ fn box5x5_u16_matches_the_golden_model_without_wrapping() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Full size. The interpreter builds every intermediate sequence as a tree of values, so a
-// 1920x1080 app takes 38 s (conv2d) to 4 minutes (camera) and up to 2 GB; all four pass
-// with `cargo test --test seq_examples -- --ignored`.
+// Full size, in the fast evaluator (the reference interpreter builds every intermediate
+// sequence as a tree of values: 38 s for conv2d to 4 minutes for camera and up to 2 GB in
+// the test profile). The fast evaluator agrees with the reference on the 16x8 variants
+// above and on every other example (tests/seq_fast.rs).
 
-fn full_size(file: &str, published: impl Fn(u64) -> u64) -> (Vec<u64>, Value) {
+const FULL: usize = 1920 * 1080;
+
+/// Runs a 1920x1080 app on the published input formula; returns the input and the output
+/// as `k` channels (one per scalar of an output atom).
+fn full_size(file: &str, published: impl Fn(u64) -> u64, k: usize) -> (Vec<u64>, Vec<Vec<Px>>) {
     let p = example(file);
-    let xs: Vec<u64> = (1..=2_073_600u64).map(published).collect();
-    let out = run(&p, &[raw_seq(xs.clone())]);
-    (xs, out)
+    let xs: Vec<u64> = (1..=FULL as u64).map(published).collect();
+    let input = FlatValue {
+        ty: SeqType::seq(FULL as u64, ScalarType::UInt32.into()),
+        scalars: xs.iter().map(|x| *x as u32).collect(),
+        undef: vec![false; FULL],
+    };
+    let out = fast::eval_flat(&p, &[input]).unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert_eq!(out.len(), FULL * k, "{file}: output scalars");
+    let channels = (0..k)
+        .map(|c| {
+            (0..FULL)
+                .map(|i| out.get(i * k + c).map(u64::from))
+                .collect()
+        })
+        .collect();
+    (xs, channels)
+}
+
+fn check_full_rgb(name: &str, ours: &[Vec<Px>], golden: &[Rgb]) -> usize {
+    let g: [Vec<Px>; 3] = [
+        golden.iter().map(|p| p.0).collect(),
+        golden.iter().map(|p| p.1).collect(),
+        golden.iter().map(|p| p.2).collect(),
+    ];
+    (0..3)
+        .map(|c| check_px(&format!("{name}.{c}"), &ours[c], &g[c]))
+        .sum()
 }
 
 #[test]
-#[ignore = "slow: 38 s and 1.6 GB in the test profile (measured on 2 shared cores)"]
 fn big_real_32_conv2d_full_size_matches_the_golden_model() {
-    let (xs, out) = full_size("big_real_32_conv2d.seq", |i| 5 * i);
+    let (xs, out) = full_size("big_real_32_conv2d.seq", |i| 5 * i, 1);
     let golden = conv3_gen(1920, &some(&xs), M32);
-    let n = check_golden("big_real_32_conv2d", out.list(), &golden);
-    assert_eq!(n, valid_count(1920, 2_073_600, 2));
+    let n = check_px("big_real_32_conv2d", &out[0], &golden);
+    assert_eq!(n, valid_count(1920, FULL, 2));
 }
 
 #[test]
-#[ignore = "slow: 90 s and 1.6 GB in the test profile (measured on 2 shared cores)"]
 fn big_real_32_conv2d_b2b_full_size_matches_the_golden_model() {
-    let (xs, out) = full_size("big_real_32_conv2d_b2b.seq", |i| i);
+    let (xs, out) = full_size("big_real_32_conv2d_b2b.seq", |i| i, 1);
     let c1 = conv3_gen(1920, &some(&xs), M32);
     let golden = conv_gen(&stencil_gen(1920, 2, &c1), &K2, 8, M32);
-    let n = check_golden("big_real_32_conv2d_b2b", out.list(), &golden);
-    assert_eq!(n, valid_count(1920, 2_073_600, 3));
+    let n = check_px("big_real_32_conv2d_b2b", &out[0], &golden);
+    assert_eq!(n, valid_count(1920, FULL, 3));
 }
 
 #[test]
-#[ignore = "slow: 69 s and 1.7 GB in the test profile (measured on 2 shared cores)"]
 fn big_real_32_sharpen_full_size_matches_the_golden_model() {
-    let (xs, out) = full_size("big_real_32_sharpen.seq", |i| 5 * i);
+    let (xs, out) = full_size("big_real_32_sharpen.seq", |i| 5 * i, 1);
     let golden = sharpen_gen(1920, &some(&xs), M32);
-    let n = check_golden("big_real_32_sharpen", out.list(), &golden);
-    assert_eq!(n, valid_count(1920, 2_073_600, 2));
+    let n = check_px("big_real_32_sharpen", &out[0], &golden);
+    assert_eq!(n, valid_count(1920, FULL, 2));
 }
 
 #[test]
-#[ignore = "slow: 242 s and 2.0 GB in the test profile (measured on 2 shared cores)"]
+fn demosaic_full_size_matches_the_golden_model() {
+    let (xs, out) = full_size("demosaic.seq", |i| (i * i) & M32, 3);
+    let n = check_full_rgb("demosaic", &out, &demosaic_gen(1920, &xs));
+    assert_eq!(n, 3 * valid_count(1920, FULL, 2));
+}
+
+#[test]
 fn camera_full_size_matches_the_golden_model() {
-    let (xs, out) = full_size("camera.seq", |i| (i * i) & M32);
-    let n = check_rgb("camera", &out, &camera_gen(1920, &xs));
-    assert_eq!(n, 3 * valid_count(1920, 2_073_600, 4));
+    let (xs, out) = full_size("camera.seq", |i| (i * i) & M32, 3);
+    let n = check_full_rgb("camera", &out, &camera_gen(1920, &xs));
+    assert_eq!(n, 3 * valid_count(1920, FULL, 4));
 }

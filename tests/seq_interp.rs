@@ -4,9 +4,11 @@
 //! Each test is a tiny program text run through `parse_program` and `interp::eval`; the
 //! expected values are worked out by hand in the comments. Outputs are compared in the text
 //! form (`[a, b]` sequences, `<a, b>` seq-tuples, `(a, b)` atom tuples, `_` don't-care).
+//! Every program also runs in the fast evaluator (`seq::fast`), which must print the same
+//! (after writing a don't-care atom tuple as a pair of don't-cares, as it does).
 
 use tessera::seq::value::{format_value, from_json};
-use tessera::seq::{interp, parse_program, Value};
+use tessera::seq::{fast, interp, parse_program, Value};
 
 /// Runs `text` on inputs given as a JSON array (one element per input) and prints the output.
 fn run(text: &str, inputs: &str) -> String {
@@ -21,7 +23,14 @@ fn run(text: &str, inputs: &str) -> String {
         .map(|(d, j)| from_json(j, &d.ty, &d.name).unwrap_or_else(|e| panic!("{e}")))
         .collect();
     let out = interp::eval(&p, &values).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    format_value(&out, p.output_type())
+    let quick = fast::eval(&p, &values).unwrap_or_else(|e| panic!("fast: {e}\n{text}"));
+    let t = p.output_type();
+    assert_eq!(
+        format_value(&interp::expand_undef(&out, t), t),
+        format_value(&quick, t),
+        "the fast evaluator differs\n{text}"
+    );
+    format_value(&out, t)
 }
 
 /// Evaluates an expression that needs no input (constants only).

@@ -1,11 +1,12 @@
 //! `tessera check` and `tessera eval` on sequence programs.
 
 use super::CliResult;
-use crate::seq::interp;
 use crate::seq::value::{format_value, from_json, random_value, to_json};
+use crate::seq::{fast, interp, FlatValue};
 use crate::seq::{load_program, Program, Value};
 use crate::util::diag::Diagnostic;
 use crate::util::rng::Rng;
+use std::io::Write;
 use std::path::Path;
 
 /// `tessera check FILE.seq`.
@@ -46,17 +47,86 @@ pub fn check(file: &Path, json: bool) -> CliResult {
     Ok(0)
 }
 
-/// `tessera eval FILE.seq [--input FILE.json | --random SEED] [--json]`.
-pub fn eval(file: &Path, input: Option<&Path>, random: Option<u64>, json: bool) -> CliResult {
+/// `tessera eval FILE.seq [--input FILE.json | --random SEED] [--json] [--reference]`.
+///
+/// The fast evaluator runs by default; `reference` selects the reference interpreter. Both
+/// print the same text (the fast evaluator prints from its flat values, so a full-size
+/// frame never becomes a tree).
+pub fn eval(
+    file: &Path,
+    input: Option<&Path>,
+    random: Option<u64>,
+    json: bool,
+    reference: bool,
+) -> CliResult {
     let p = load_program(file)?;
+    if reference {
+        return eval_reference(&p, input, random, json);
+    }
     let (inputs, seed) = match input {
-        Some(path) => (read_inputs(&p, path)?, None),
+        Some(path) => {
+            let values = read_inputs(&p, path)?;
+            let flat = p
+                .inputs
+                .iter()
+                .zip(&values)
+                .map(|(d, v)| FlatValue::from_value(v, &d.ty))
+                .collect();
+            (flat, None)
+        }
         None => {
             let seed = random.unwrap_or(0);
-            (random_inputs(&p, seed), Some(seed))
+            let mut rng = Rng::new(seed);
+            let flat: Vec<FlatValue> = p
+                .inputs
+                .iter()
+                .map(|d| FlatValue::random(&d.ty, &mut rng))
+                .collect();
+            (flat, Some(seed))
         }
     };
-    let out = interp::eval(&p, &inputs)?;
+    let out = fast::eval_flat(&p, &inputs)?;
+    // A frame prints as tens of megabytes: stream it rather than build the text.
+    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    if json {
+        // The same document as the reference path's, written without a JSON tree.
+        write!(
+            w,
+            "{{\"program\":{},\"seed\":{},\"inputs\":{{",
+            serde_json::Value::from(p.name.as_str()),
+            serde_json::json!(seed)
+        )?;
+        for (k, (d, v)) in p.inputs.iter().zip(&inputs).enumerate() {
+            let sep = if k > 0 { "," } else { "" };
+            write!(
+                w,
+                "{sep}{}:{}",
+                serde_json::Value::from(d.name.as_str()),
+                v.json()
+            )?;
+        }
+        writeln!(w, "}},\"output\":{}}}", out.json())?;
+    } else {
+        if let Some(seed) = seed {
+            for (d, v) in p.inputs.iter().zip(&inputs) {
+                writeln!(w, "input {} (random, seed {seed}) = {v}", d.name)?;
+            }
+        }
+        writeln!(w, "output = {out}")?;
+    }
+    w.flush()?;
+    Ok(0)
+}
+
+fn eval_reference(p: &Program, input: Option<&Path>, random: Option<u64>, json: bool) -> CliResult {
+    let (inputs, seed) = match input {
+        Some(path) => (read_inputs(p, path)?, None),
+        None => {
+            let seed = random.unwrap_or(0);
+            (random_inputs(p, seed), Some(seed))
+        }
+    };
+    let out = interp::eval(p, &inputs)?;
     if json {
         let ins: serde_json::Map<String, serde_json::Value> = p
             .inputs

@@ -4,14 +4,15 @@
 //! The comparison checks timing as well as data: `valid_out` must be low before the
 //! design's latency, follow the output layout's valid clocks for every frame, and never be
 //! `x`; every bit the interpreter defines must be equal on those clocks (an `x` or `z` is a
-//! mismatch; don't-care atoms are skipped).
+//! mismatch; don't-care atoms are skipped). Full-size frames take the expected outputs from
+//! the fast evaluator ([`crate::seq::fast::expected`]).
 
 use super::encode::{atom_bits, atom_from_bits};
 use super::lint::lint;
 use super::sim::{simulate, Simulator};
 use super::tb::{parse_output, testbench, PRE_CLOCKS};
 use super::{emit_with, Rtl, RtlOptions};
-use crate::seq::interp;
+use crate::seq::fast;
 use crate::seq::{Program, Value};
 use crate::st::stream::flatten;
 use crate::st::verify::{check_compatible, random_frames};
@@ -137,7 +138,7 @@ pub fn verify_rtl_on(
         // A frame repeated (an image driven several times) is interpreted once.
         let out = match f.checked_sub(1) {
             Some(prev) if inputs[prev] == *fr => expected[prev].clone(),
-            _ => flatten(&interp::eval(p, fr)?, p.output_type()),
+            _ => flatten(&fast::expected(p, fr)?, p.output_type()),
         };
         expected.push(out);
     }

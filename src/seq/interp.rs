@@ -285,11 +285,24 @@ pub fn atom(op: AtomOp, t: &SeqType, v: &Value) -> Value {
         Value::Scalar(r) => *r,
         _ => 0,
     };
-    let (a, b) = (raw(l), raw(r));
+    if op == AtomOp::Eq {
+        return Value::Scalar(u64::from(l == r));
+    }
     let s = lt.as_scalar().unwrap_or(ScalarType::Bit);
+    let rs = rt.as_scalar().unwrap_or(s);
+    Value::Scalar(scalar_atom(op, raw(l), raw(r), s, rs))
+}
+
+/// A scalar-level atom operator on raw operands: `a` of type `s` and `b` of type `rs` (the
+/// two sides of the atom tuple; both the one operand for a unary operator). The result is
+/// raw bits of the result type. Shared with the fast evaluator ([`super::fast`]), so an
+/// operator's arithmetic is written once; `fst`, `snd`, `if` and `eq` on atom tuples are
+/// structural and handled by the callers.
+#[inline]
+pub(crate) fn scalar_atom(op: AtomOp, a: u64, b: u64, s: ScalarType, rs: ScalarType) -> u64 {
     let mask = s.mask();
     let int = |x: u64, ty: ScalarType| scalar_to_int(x, ty);
-    let out = match op {
+    match op {
         AtomOp::Abs => (int(a, s).unsigned_abs() as u64) & mask,
         AtomOp::Not => a ^ 1,
         AtomOp::And => a & b,
@@ -312,15 +325,13 @@ pub fn atom(op: AtomOp, t: &SeqType, v: &Value) -> Value {
                 (a << b) & mask
             }
         }
-        AtomOp::Lt => {
-            let rs = rt.as_scalar().unwrap_or(s);
-            u64::from(int(a, s) < int(b, rs))
-        }
-        AtomOp::Eq => return Value::Scalar(u64::from(l == r)),
+        AtomOp::Lt => u64::from(int(a, s) < int(b, rs)),
+        AtomOp::Eq => u64::from(a == b),
         // The source's value (sign-extended if signed) in two's complement, cut to the
         // target's width: extension, truncation and reinterpretation in one.
         AtomOp::Cast(to) => (int(a, s) as u64) & to.mask(),
-        AtomOp::Fst | AtomOp::Snd | AtomOp::If => unreachable!("handled above"),
-    };
-    Value::Scalar(out)
+        AtomOp::Fst => a,
+        AtomOp::Snd => b,
+        AtomOp::If => unreachable!("`if` is structural: handled by the callers"),
+    }
 }

@@ -9,7 +9,7 @@ use super::design::Design;
 use super::layout::Layout;
 use super::sim::{simulate, SimResult};
 use super::stream::{atom_matches, flatten, Lane};
-use crate::seq::interp;
+use crate::seq::fast;
 use crate::seq::types::SeqType;
 use crate::seq::value::{random_value, Value};
 use crate::seq::Program;
@@ -113,7 +113,8 @@ pub fn random_frames(p: &Program, seed: u64, frames: usize) -> Vec<Vec<Value>> {
 }
 
 /// Simulates `d` on `frames` (program-typed input values per frame, back to back) and
-/// compares every frame's output with the interpreter's.
+/// compares every frame's output with the interpreter's (the fast evaluator's for a frame
+/// larger than [`fast::LARGE_FRAME`] input atoms: see [`fast::expected`]).
 pub fn verify(d: &Design, p: &Program, frames: &[Vec<Value>]) -> Result<Verification, String> {
     check_compatible(d, p)?;
     let flat: Vec<Vec<Vec<Value>>> = frames
@@ -129,7 +130,7 @@ pub fn verify(d: &Design, p: &Program, frames: &[Vec<Value>]) -> Result<Verifica
     let mut mismatches = Vec::new();
     let (mut count, mut checked, mut skipped) = (0, 0, 0);
     for (f, fr) in frames.iter().enumerate() {
-        let expected = interp::eval(p, fr)?;
+        let expected = fast::expected(p, fr)?;
         let expected = flatten(&expected, p.output_type());
         for (a, (e, g)) in expected.iter().zip(&sim.frames[f]).enumerate() {
             if matches!(e, Value::Undef) {
