@@ -6,7 +6,7 @@ use crate::imageio::scene::{scene, SceneKind};
 use crate::imageio::shape::{input_scalars, output_picture};
 use crate::imageio::{self, Picture};
 use crate::seq::types::SeqType;
-use crate::seq::Program;
+use crate::seq::{FlatValue, Program};
 use std::path::{Path, PathBuf};
 
 /// Image options of `eval` and `verify`.
@@ -44,6 +44,11 @@ fn parse_depth(s: &str) -> Result<u8, String> {
 }
 
 impl ImageArgs {
+    /// True if an input image or an output image was asked for.
+    pub fn any(&self) -> bool {
+        !self.images.is_empty() || self.output.is_some()
+    }
+
     /// Checks what can be checked before any work: the output image's name.
     pub fn check(&self) -> Result<(), String> {
         self.output
@@ -67,25 +72,13 @@ impl InputImages {
         })
     }
 
-    /// The flat scalars of input `k` as the interpreter's value of type `ty`.
-    pub fn value(&self, k: usize, ty: &SeqType) -> crate::seq::Value {
-        let scalars = &self.inputs[k].2;
-        let mut next = scalars.iter();
-        build_value(ty, &mut next)
-    }
-}
-
-/// Builds a value of `ty` from its flat scalars, in order.
-fn build_value<'a>(ty: &SeqType, next: &mut impl Iterator<Item = &'a u32>) -> crate::seq::Value {
-    use crate::seq::Value;
-    match ty {
-        SeqType::Scalar(_) => Value::Scalar(u64::from(*next.next().expect("enough scalars"))),
-        SeqType::ATuple(a, b) => {
-            let x = build_value(a, next);
-            Value::pair(x, build_value(b, next))
-        }
-        SeqType::Seq(n, e) | SeqType::STuple(n, e) => {
-            Value::List((0..*n).map(|_| build_value(e, next)).collect())
+    /// Input `k` (of type `ty`) as a flat value.
+    pub fn flat(&self, k: usize, ty: &SeqType) -> FlatValue {
+        let scalars = self.inputs[k].2.clone();
+        FlatValue {
+            ty: ty.clone(),
+            undef: vec![false; scalars.len()],
+            scalars,
         }
     }
 }

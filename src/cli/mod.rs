@@ -198,12 +198,14 @@ enum Command {
         file: PathBuf,
         /// A JSON file with the inputs: an object mapping each input name to its value,
         /// or, for a program with one input, just the value.
-        #[arg(long, conflicts_with = "random")]
+        #[arg(long, conflicts_with_all = ["random", "images"])]
         input: Option<PathBuf>,
         /// Use random inputs from this seed (the same seed gives the same inputs everywhere).
-        #[arg(long, value_name = "SEED")]
+        #[arg(long, value_name = "SEED", conflicts_with = "images")]
         random: Option<u64>,
-        /// Print inputs and output as one JSON object.
+        #[command(flatten)]
+        image: image_cmds::ImageArgs,
+        /// Print inputs and output as one JSON object (with -o: the files read and written).
         #[arg(long)]
         json: bool,
         /// Use the reference interpreter instead of the fast evaluator (same output).
@@ -615,9 +617,10 @@ fn run(command: Command) -> CliResult {
             file,
             input,
             random,
+            image,
             json,
             reference,
-        } => program_cmds::eval(&file, input.as_deref(), random, json, reference),
+        } => program_cmds::eval(&file, input.as_deref(), random, json, reference, &image),
         Command::Report(args) => report_cmds::report(&args),
     }
 }

@@ -1,5 +1,6 @@
 //! `tessera check` and `tessera eval` on sequence programs.
 
+use super::image_cmds::{self, ImageArgs};
 use super::CliResult;
 use crate::seq::value::{format_value, from_json, random_value, to_json};
 use crate::seq::{fast, interp, FlatValue};
@@ -47,24 +48,38 @@ pub fn check(file: &Path, json: bool) -> CliResult {
     Ok(0)
 }
 
-/// `tessera eval FILE.seq [--input FILE.json | --random SEED] [--json] [--reference]`.
+/// `tessera eval FILE.seq [--input FILE.json | --random SEED | --image [NAME=]FILE]
+/// [-o OUT.png] [--json] [--reference]`.
 ///
 /// The fast evaluator runs by default; `reference` selects the reference interpreter. Both
 /// print the same text (the fast evaluator prints from its flat values, so a full-size
-/// frame never becomes a tree).
+/// frame never becomes a tree). With `-o` the output is written as an image instead of
+/// printed, and image inputs are named rather than printed.
 pub fn eval(
     file: &Path,
     input: Option<&Path>,
     random: Option<u64>,
     json: bool,
     reference: bool,
+    image: &ImageArgs,
 ) -> CliResult {
     let p = load_program(file)?;
-    if reference {
+    image.check()?;
+    if reference && !image.any() {
         return eval_reference(&p, input, random, json);
     }
-    let (inputs, seed) = match input {
-        Some(path) => {
+    let images = image_cmds::read_inputs(&p, &image.images)?;
+    let (inputs, seed) = match (input, &images) {
+        (_, Some(im)) => {
+            let flat = p
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(k, d)| im.flat(k, &d.ty))
+                .collect();
+            (flat, None)
+        }
+        (Some(path), None) => {
             let values = read_inputs(&p, path)?;
             let flat = p
                 .inputs
@@ -74,7 +89,7 @@ pub fn eval(
                 .collect();
             (flat, None)
         }
-        None => {
+        (None, None) => {
             let seed = random.unwrap_or(0);
             let mut rng = Rng::new(seed);
             let flat: Vec<FlatValue> = p
@@ -85,9 +100,50 @@ pub fn eval(
             (flat, Some(seed))
         }
     };
-    let out = fast::eval_flat(&p, &inputs)?;
-    // A frame prints as tens of megabytes: stream it rather than build the text.
+    let out = if reference {
+        let values: Vec<Value> = inputs.iter().map(FlatValue::to_value).collect();
+        FlatValue::from_value(&interp::eval(&p, &values)?, p.output_type())
+    } else {
+        fast::eval_flat(&p, &inputs)?
+    };
     let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    if let Some(path) = &image.output {
+        let defaults = images.as_ref().map_or((None, None), |im| im.defaults());
+        let line = image_cmds::write_output(
+            path,
+            |i| out.get(i),
+            p.output_type(),
+            (image.width.or(defaults.0), image.depth.or(defaults.1)),
+        )?;
+        if json {
+            let ins: serde_json::Map<String, serde_json::Value> = p
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(k, d)| {
+                    let v = match &images {
+                        Some(im) => {
+                            serde_json::json!({"image": im.inputs[k].0.display().to_string()})
+                        }
+                        None => serde_json::json!({"random": seed}),
+                    };
+                    (d.name.clone(), v)
+                })
+                .collect();
+            let doc = serde_json::json!({
+                "program": p.name,
+                "inputs": ins,
+                "output_image": path.display().to_string(),
+                "written": line,
+            });
+            writeln!(w, "{doc}")?;
+        } else {
+            writeln!(w, "{line}")?;
+        }
+        w.flush()?;
+        return Ok(0);
+    }
+    // A frame prints as tens of megabytes: stream it rather than build the text.
     if json {
         // The same document as the reference path's, written without a JSON tree.
         write!(
@@ -110,6 +166,18 @@ pub fn eval(
         if let Some(seed) = seed {
             for (d, v) in p.inputs.iter().zip(&inputs) {
                 writeln!(w, "input {} (random, seed {seed}) = {v}", d.name)?;
+            }
+        }
+        if let Some(im) = &images {
+            for (d, (file, pic, _)) in p.inputs.iter().zip(&im.inputs) {
+                let (w_, h) = (pic.width, pic.height);
+                writeln!(
+                    w,
+                    "input {} = {} ({w_}x{h} {})",
+                    d.name,
+                    file.display(),
+                    pic.kind()
+                )?;
             }
         }
         writeln!(w, "output = {out}")?;

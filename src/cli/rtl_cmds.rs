@@ -236,7 +236,7 @@ fn verify_one(
         // behaviour across frame boundaries.
         Some(im) => {
             let frame: Vec<_> = (0..p.inputs.len())
-                .map(|k| im.value(k, &p.inputs[k].ty))
+                .map(|k| im.flat(k, &p.inputs[k].ty).to_value())
                 .collect();
             verify_rtl_on(d, p, &dir, &opts, &vec![frame; a.frames])?
         }
