@@ -253,3 +253,282 @@ fn bad_image_input_is_a_clear_error() {
         "at least 1",
     );
 }
+
+/// The RTL's output image equals the interpreter's, byte for byte, for the paper apps'
+/// 16x8 variants (gray and Bayer inputs, gray and RGB outputs) and the uint16 blur.
+#[test]
+fn the_rtl_image_equals_the_interpreters() {
+    let dir = work_dir("rtl");
+    let gray = dir.join("gray.png");
+    let bayer = dir.join("bayer.png");
+    let gray8 = dir.join("gray8.png");
+    run_ok(&[
+        "test-image",
+        "--width",
+        "16",
+        "--height",
+        "8",
+        "-o",
+        s(&gray),
+    ]);
+    run_ok(&[
+        "test-image",
+        "--kind",
+        "bayer-grbg",
+        "--width",
+        "16",
+        "--height",
+        "8",
+        "-o",
+        s(&bayer),
+    ]);
+    run_ok(&[
+        "test-image",
+        "--width",
+        "8",
+        "--height",
+        "8",
+        "-o",
+        s(&gray8),
+    ]);
+    let cases = [
+        (
+            "examples/small/big_real_32_conv2d_16x8.seq",
+            &gray,
+            "128",
+            "icarus",
+        ),
+        (
+            "examples/small/big_real_32_conv2d_b2b_16x8.seq",
+            &gray,
+            "32",
+            "icarus",
+        ),
+        (
+            "examples/small/big_real_32_sharpen_16x8.seq",
+            &gray,
+            "128",
+            "verilator",
+        ),
+        ("examples/small/demosaic_16x8.seq", &bayer, "128", "icarus"),
+        ("examples/small/camera_16x8.seq", &bayer, "64", "icarus"),
+        ("examples/box5x5_u16.seq", &gray8, "16", "icarus"),
+    ];
+    for (app, input, slowdown, sim) in cases {
+        let name = Path::new(app).file_stem().unwrap().to_str().unwrap();
+        let rtl = dir.join(format!("{name}_rtl.png"));
+        let interp = dir.join(format!("{name}_interp.png"));
+        let reference = dir.join(format!("{name}_reference.png"));
+        let out = run_ok(&[
+            "verify",
+            app,
+            "--slowdown",
+            slowdown,
+            "--sim",
+            sim,
+            "--frames",
+            "2",
+            "--image",
+            s(input),
+            "-o",
+            s(&rtl),
+        ]);
+        assert!(
+            out.contains("PASS") && out.contains("output image"),
+            "{out}"
+        );
+        run_ok(&["eval", app, "--image", s(input), "-o", s(&interp)]);
+        run_ok(&[
+            "eval",
+            app,
+            "--reference",
+            "--image",
+            s(input),
+            "-o",
+            s(&reference),
+        ]);
+        let bytes = std::fs::read(&rtl).unwrap();
+        assert_eq!(
+            bytes,
+            std::fs::read(&interp).unwrap(),
+            "{app}: RTL vs interpreter"
+        );
+        assert_eq!(
+            bytes,
+            std::fs::read(&reference).unwrap(),
+            "{app}: RTL vs reference"
+        );
+        let img = decode(&rtl);
+        let (w, h) = if name.starts_with("box") {
+            (8, 8)
+        } else {
+            (16, 8)
+        };
+        assert_eq!((img.width(), img.height()), (w, h), "{app}");
+        // Every app leaves its first row undefined: magenta there, the don't-care colour.
+        assert_eq!(img.to_rgb8().get_pixel(0, 0).0, [255, 0, 255], "{app}");
+    }
+}
+
+/// Several inputs by name, 16-bit samples, RGB atom tuples, widths and depths.
+#[test]
+fn images_map_to_inputs_by_name_depth_and_channels() {
+    let dir = work_dir("map");
+    // map2 6 add x y: the output pixel is the sum of the two input pixels (mod 256).
+    let (a, b) = (dir.join("a.png"), dir.join("b.pgm"));
+    let pa: Vec<u8> = vec![1, 2, 3, 200, 100, 0];
+    let pb: Vec<u8> = vec![10, 20, 30, 100, 155, 7];
+    image::GrayImage::from_raw(3, 2, pa.clone())
+        .unwrap()
+        .save(&a)
+        .unwrap();
+    image::GrayImage::from_raw(3, 2, pb.clone())
+        .unwrap()
+        .save(&b)
+        .unwrap();
+    let sum = dir.join("sum.png");
+    let prog = "examples/derivations/map2_nesting_lhs.seq";
+    let out = run_ok(&[
+        "eval",
+        prog,
+        "--image",
+        &format!("y={}", s(&b)),
+        "--image",
+        &format!("x={}", s(&a)),
+        "-o",
+        s(&sum),
+    ]);
+    assert!(out.contains("3x2 gray 8-bit"), "{out}");
+    let want: Vec<u8> = pa
+        .iter()
+        .zip(&pb)
+        .map(|(x, y)| x.wrapping_add(*y))
+        .collect();
+    assert_eq!(decode(&sum).to_luma8().into_raw(), want);
+    refused(&["eval", prog, "--image", s(&a)], "say which, as NAME=FILE");
+    refused(
+        &["eval", prog, "--image", &format!("x={}", s(&a))],
+        "input `y` has no image",
+    );
+    // The width of the output image can be chosen; rows must divide the pixels.
+    let wide = dir.join("wide.png");
+    run_ok(&[
+        "eval",
+        prog,
+        "--image",
+        &format!("x={}", s(&a)),
+        "--image",
+        &format!("y={}", s(&b)),
+        "-o",
+        s(&wide),
+        "--width",
+        "6",
+    ]);
+    assert_eq!(decode(&wide).width(), 6);
+    refused(
+        &[
+            "eval",
+            prog,
+            "--image",
+            &format!("x={}", s(&a)),
+            "--image",
+            &format!("y={}", s(&b)),
+            "-o",
+            s(&wide),
+            "--width",
+            "4",
+        ],
+        "do not make rows of 4",
+    );
+    // 16-bit samples into uint16 inputs: reduce 6 add sums them (mod 2^16), a 16-bit output.
+    let deep = dir.join("deep.png");
+    let px: Vec<u16> = vec![60_000, 5_000, 1, 2, 3, 4];
+    image::ImageBuffer::<image::Luma<u16>, _>::from_raw(6, 1, px.clone())
+        .unwrap()
+        .save(&deep)
+        .unwrap();
+    let total = dir.join("total.png");
+    run_ok(&[
+        "eval",
+        "examples/derivations/reduce_nesting_lhs.seq",
+        "--image",
+        s(&deep),
+        "-o",
+        s(&total),
+        "--width",
+        "1",
+    ]);
+    let want = px.iter().fold(0u16, |acc, x| acc.wrapping_add(*x));
+    assert_eq!(decode(&total).to_luma16().into_raw(), vec![want]);
+    // RGB pixels are atom tuples, red first; a nested input takes its rows from the image.
+    let rgb = dir.join("rgb.png");
+    run_ok(&[
+        "test-image",
+        "--kind",
+        "rgb",
+        "--width",
+        "16",
+        "--height",
+        "8",
+        "-o",
+        s(&rgb),
+    ]);
+    let swapped = dir.join("swapped.ppm");
+    run_ok(&[
+        "eval",
+        "tests/data/images/rgb_swap.seq",
+        "--image",
+        s(&rgb),
+        "-o",
+        s(&swapped),
+    ]);
+    let (src, dst) = (decode(&rgb).to_rgb8(), decode(&swapped).to_rgb8());
+    for (p, q) in src.pixels().zip(dst.pixels()) {
+        assert_eq!([p.0[2], p.0[1], p.0[0]], q.0);
+    }
+    refused(
+        &[
+            "eval",
+            "tests/data/images/rgb_swap.seq",
+            "--image",
+            s(&rgb),
+            "-o",
+            s(&dir.join("g.pgm")),
+        ],
+        "a .pgm file is grayscale",
+    );
+    let tall = dir.join("tall.png");
+    run_ok(&[
+        "test-image",
+        "--kind",
+        "rgb",
+        "--width",
+        "8",
+        "--height",
+        "16",
+        "-o",
+        s(&tall),
+    ]);
+    refused(
+        &[
+            "eval",
+            "tests/data/images/rgb_swap.seq",
+            "--image",
+            s(&tall),
+        ],
+        "rows of 16 pixels",
+    );
+    // JSON names the files.
+    let out = run_ok(&[
+        "eval",
+        "tests/data/images/rgb_swap.seq",
+        "--image",
+        s(&rgb),
+        "-o",
+        s(&swapped),
+        "--json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(doc["output_image"], s(&swapped));
+    assert_eq!(doc["inputs"]["I"]["image"], s(&rgb));
+}

@@ -193,6 +193,10 @@ enum Command {
     /// (seed 0 unless --random says otherwise) and are printed too. The fast evaluator
     /// computes on flat columns and runs a 1920x1080 frame in well under a second; the
     /// reference interpreter, the judge of every test, builds trees and takes minutes.
+    ///
+    /// Images: `--image IN.png` feeds an image file (PNG, PGM or PPM) to the input,
+    /// `-o OUT.png` writes the output as an image (examples in docs/gallery.md):
+    /// `tessera eval examples/big_real_32_conv2d.seq --image scene.png -o blurred.png`.
     Eval {
         /// The program file (.seq).
         file: PathBuf,
@@ -324,6 +328,11 @@ enum Command {
     ///
     /// Prints one line per design; exits 0 if lint is clean and every output agrees, 1 on
     /// a failure (the work directory is then kept), 2 on a user error or missing tool.
+    ///
+    /// On an image: `--image IN.png` drives the image in every frame (Verilator unless
+    /// --sim says otherwise) and `-o OUT.png` writes the RTL's output image of the first
+    /// frame, pixels the program leaves undefined in magenta; it equals `tessera eval
+    /// FILE.seq --image IN.png -o OUT.png` byte for byte when the verification passes.
     Verify {
         /// A design (.st, with --program), or a program (.seq) to schedule at each slowdown.
         design: PathBuf,

@@ -2,6 +2,7 @@
 //! scalar (one gray sample) or an atom tuple of three scalars (red, green, blue).
 
 use super::Picture;
+use crate::seq::flat::Shape;
 use crate::seq::types::{ScalarType, SeqType};
 use crate::seq::value::scalar_to_int;
 
@@ -18,37 +19,17 @@ pub struct AtomShape {
 
 /// The atom shape of `t`.
 pub fn shape_of(t: &SeqType) -> AtomShape {
-    let mut atoms = 1u64;
+    let flat = Shape::of(t);
     let mut levels = Vec::new();
     let mut cur = t;
-    loop {
-        match cur {
-            SeqType::Seq(n, e) | SeqType::STuple(n, e) => {
-                atoms = atoms.saturating_mul(*n);
-                levels.push(*n);
-                cur = e;
-            }
-            _ => break,
-        }
+    while let SeqType::Seq(n, e) | SeqType::STuple(n, e) = cur {
+        levels.push(*n);
+        cur = e;
     }
-    let mut scalars = Vec::new();
-    atom_scalars(cur, &mut scalars);
     AtomShape {
-        atoms,
-        row: (levels.len() >= 2).then(|| *levels.last().expect("two levels")),
-        scalars,
-    }
-}
-
-fn atom_scalars(t: &SeqType, out: &mut Vec<ScalarType>) {
-    match t {
-        SeqType::Scalar(s) => out.push(*s),
-        SeqType::ATuple(a, b) => {
-            atom_scalars(a, out);
-            atom_scalars(b, out);
-        }
-        // Not reached: the atom of a type is what remains below its sequence levels.
-        SeqType::Seq(..) | SeqType::STuple(..) => {}
+        atoms: flat.atoms as u64,
+        row: (levels.len() >= 2).then(|| levels[levels.len() - 1]),
+        scalars: flat.slots,
     }
 }
 
@@ -151,7 +132,7 @@ pub fn output_picture(
             ))
         }
     };
-    if width == 0 || shape.atoms % width != 0 {
+    if width == 0 || !shape.atoms.is_multiple_of(width) {
         return Err(format!(
             "the output's {} pixels do not make rows of {width}",
             shape.atoms
