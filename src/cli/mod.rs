@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 a check that ran and failed (e.g. a simulation mismatch),
 //! 2 a user error (bad file, bad arguments, ill-typed program).
 
+mod args;
 mod design_cmds;
 mod egraph_cmds;
 mod image_cmds;
@@ -12,6 +13,8 @@ mod report_cmds;
 mod rtl_cmds;
 mod schedule_cmds;
 
+pub use args::ClockArgs;
+use args::SatArgs;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -655,88 +658,3 @@ fn verify_cmd(
 
 /// A user error, printed as it is, exiting with code 2.
 pub type CliResult = Result<i32, Box<dyn std::error::Error>>;
-
-/// Options of the commands that saturate an e-graph (`prove`, `saturate`).
-#[derive(clap::Args, Debug)]
-struct SatArgs {
-    /// Read the rules from this directory instead of the built-in ones.
-    #[arg(long, value_name = "DIR")]
-    rules: Option<PathBuf>,
-    /// Inner factors nesting may use: a list such as 2,4, or `all`.
-    #[arg(long, value_name = "LIST")]
-    factors: Option<String>,
-    /// Rule sets to use, such as program,core or program,core,extra (default program,core;
-    /// `program` rules rewrite the program once, before saturation).
-    #[arg(long, value_name = "LIST")]
-    sets: Option<String>,
-    /// Iteration limit (default 30).
-    #[arg(long, value_name = "N")]
-    iter_limit: Option<usize>,
-    /// E-node limit (default 100000).
-    #[arg(long, value_name = "N")]
-    node_limit: Option<usize>,
-    /// Time limit in seconds (default none: results would depend on the machine).
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
-}
-
-/// The clock target of the commands that make designs.
-#[derive(clap::Args, Debug, Clone)]
-pub struct ClockArgs {
-    /// The clock to meet, in MHz: a scheduled design gets the pipeline registers its
-    /// modelled critical path needs at this clock, chosen with the design (docs/timing.md);
-    /// 0 leaves designs without pipeline registers. An operator too slow for a clock given
-    /// here is an error that names it and the clock it allows; under the default (225 MHz)
-    /// it is registered on both sides and limits the clock instead. A design read from a
-    /// .st file is used as written.
-    #[arg(long, value_name = "F")]
-    clock_mhz: Option<f64>,
-    /// The device whose delay model the clock is met on: ice40-hx8k (calibrated against
-    /// nextpnr-ice40) or xc7-estimate (an estimate, not measured).
-    #[arg(
-        long = "target",
-        id = "clock_target",
-        value_name = "DEVICE",
-        default_value = "ice40-hx8k"
-    )]
-    target: String,
-}
-
-impl ClockArgs {
-    /// The clock target, `None` for 0 MHz (no pipelining); errors on a bad value or device.
-    pub fn clock(&self) -> Result<Option<crate::st::pipeline::Clock>, String> {
-        let target = crate::st::delay::Target::named(&self.target).ok_or_else(|| {
-            format!(
-                "--target: unknown device `{}` (known: {})",
-                self.target,
-                crate::st::delay::Target::NAMES.join(", ")
-            )
-        })?;
-        let mhz = self
-            .clock_mhz
-            .unwrap_or(crate::st::pipeline::Clock::DEFAULT_MHZ);
-        if !mhz.is_finite() || !(0.0..=10_000.0).contains(&mhz) {
-            return Err(format!(
-                "--clock-mhz: expected a clock from 0 (no pipelining) to 10000 MHz, found {mhz}"
-            ));
-        }
-        Ok((mhz > 0.0).then_some(crate::st::pipeline::Clock {
-            target,
-            mhz,
-            strict: self.clock_mhz.is_some(),
-        }))
-    }
-}
-
-impl SatArgs {
-    fn options(self) -> egraph_cmds::SatOptions {
-        egraph_cmds::SatOptions {
-            rules: self.rules,
-            factors: self.factors,
-            sets: self.sets,
-            iter_limit: self.iter_limit,
-            node_limit: self.node_limit,
-            time_limit: self.time_limit,
-        }
-    }
-}

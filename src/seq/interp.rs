@@ -23,6 +23,20 @@ use std::collections::HashMap;
 /// Inputs are checked against the declared types; a don't-care anywhere in an input is
 /// allowed and propagates.
 pub fn eval(program: &Program, inputs: &[Value]) -> Result<Value, String> {
+    check_inputs(program, inputs)?;
+    let normalized: Vec<Value> = program
+        .inputs
+        .iter()
+        .zip(inputs)
+        .map(|(decl, v)| expand_undef(v, &decl.ty))
+        .collect();
+    let interp = Interp::new(program, &normalized);
+    Ok(interp.run_top())
+}
+
+/// Checks one value per input of `program`, each of its declared type; the error names the
+/// input.
+pub(crate) fn check_inputs(program: &Program, inputs: &[Value]) -> Result<(), String> {
     if inputs.len() != program.inputs.len() {
         return Err(format!(
             "the program has {} input(s), {} value(s) were given",
@@ -30,13 +44,10 @@ pub fn eval(program: &Program, inputs: &[Value]) -> Result<Value, String> {
             inputs.len()
         ));
     }
-    let mut normalized = Vec::with_capacity(inputs.len());
     for (decl, v) in program.inputs.iter().zip(inputs) {
         check_value(v, &decl.ty).map_err(|m| format!("input `{}`: {m}", decl.name))?;
-        normalized.push(expand_undef(v, &decl.ty));
     }
-    let interp = Interp::new(program, &normalized);
-    Ok(interp.run_top())
+    Ok(())
 }
 
 /// Replaces a don't-care of a structured type by the structure of don't-cares, so that

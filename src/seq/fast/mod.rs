@@ -22,7 +22,7 @@ use super::interp::expand_undef;
 use super::op::{AtomOp, Op};
 use super::program::{NodeId, Program};
 use super::types::SeqType;
-use super::value::{check_value, Value};
+use super::value::Value;
 use col::{Buf, Col};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -81,18 +81,13 @@ pub fn eval_flat(p: &Program, inputs: &[FlatValue]) -> Result<FlatValue, String>
 /// Runs `p` on tree values, like [`super::interp::eval`] (whose output this equals after
 /// [`super::interp::expand_undef`]; see [`FlatValue::to_value`]).
 pub fn eval(p: &Program, inputs: &[Value]) -> Result<Value, String> {
-    if inputs.len() != p.inputs.len() {
-        return Err(format!(
-            "the program has {} input(s), {} value(s) were given",
-            p.inputs.len(),
-            inputs.len()
-        ));
-    }
-    let mut flat = Vec::with_capacity(inputs.len());
-    for (decl, v) in p.inputs.iter().zip(inputs) {
-        check_value(v, &decl.ty).map_err(|m| format!("input `{}`: {m}", decl.name))?;
-        flat.push(FlatValue::from_value(v, &decl.ty));
-    }
+    super::interp::check_inputs(p, inputs)?;
+    let flat: Vec<FlatValue> = p
+        .inputs
+        .iter()
+        .zip(inputs)
+        .map(|(decl, v)| FlatValue::from_value(v, &decl.ty))
+        .collect();
     eval_flat(p, &flat).map(|f| f.to_value())
 }
 
