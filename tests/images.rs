@@ -312,7 +312,12 @@ fn the_rtl_image_equals_the_interpreters() {
         ),
         // Verilator is two-state: the parts of an atom the program leaves undefined carry
         // bits, which the image must still show as don't care.
-        ("examples/small/demosaic_16x8.seq", &bayer, "128", "verilator"),
+        (
+            "examples/small/demosaic_16x8.seq",
+            &bayer,
+            "128",
+            "verilator",
+        ),
         ("examples/small/camera_16x8.seq", &bayer, "64", "icarus"),
         ("examples/box5x5_u16.seq", &gray8, "16", "icarus"),
     ];
