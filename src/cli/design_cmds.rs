@@ -1,4 +1,4 @@
-//! `tessera check`, `sim` and `area` on space-time designs (`.st`).
+//! `tessera check`, `sim`, `area` and `dot` on space-time designs (`.st`).
 
 use super::CliResult;
 use crate::seq::load_program;
@@ -232,6 +232,20 @@ pub fn area_cmd(d: &Design, json: bool) -> CliResult {
             "  weights: logic {}, ff bit {}, ram bit {}, dsp {} (docs/area-model.md)",
             w.logic, w.ff_bit, w.ram_bit, w.dsp
         );
+    }
+    Ok(0)
+}
+
+/// `tessera dot (DESIGN.st | FILE.seq --slowdown S) [-o FILE]`.
+pub fn dot(d: &Design, out: Option<&Path>) -> CliResult {
+    let text = crate::st::dot::to_dot(d)?;
+    match out {
+        Some(path) => {
+            std::fs::write(path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            println!("wrote {}", path.display());
+        }
+        None => print!("{text}"),
     }
     Ok(0)
 }

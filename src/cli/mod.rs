@@ -372,9 +372,35 @@ enum Command {
         work: Option<PathBuf>,
         #[command(flatten)]
         image: image_cmds::ImageArgs,
+        /// Write the simulation's waveform (every signal of the design, as VCD) to this
+        /// file. A failing run writes `wave.vcd` into its kept work directory either way.
+        #[arg(long, value_name = "FILE")]
+        vcd: Option<PathBuf>,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Draw a design as a Graphviz graph: every operator with its parameters and latency,
+    /// the layout on every edge, function bodies as dashed clusters.
+    ///
+    /// The graph is of the design as its Verilog is generated (latency-matching FIFOs
+    /// included) and names each box as the Verilog names its net (`n12`). Render it with
+    /// Graphviz (apt-get install graphviz):
+    /// `tessera dot examples/conv2d.seq --slowdown 4 | dot -Tsvg -o conv2d_s4.svg`.
+    Dot {
+        /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
+        design: PathBuf,
+        /// For a program: the slowdown to schedule it at.
+        #[arg(long, value_name = "S")]
+        slowdown: Option<u64>,
+        /// For a program: the scheduler.
+        #[arg(long, value_enum, default_value = "egraph")]
+        strategy: schedule_cmds::Strategy,
+        #[command(flatten)]
+        clock: ClockArgs,
+        /// Write the graph to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Write the synthetic test scene as an image file (PNG, PGM or PPM).
     ///
@@ -596,6 +622,7 @@ fn run(command: Command) -> CliResult {
             frames,
             work,
             image,
+            vcd,
             json,
         } => verify_cmd(
             &design,
@@ -616,9 +643,24 @@ fn run(command: Command) -> CliResult {
                 frames,
                 work: work.as_deref(),
                 image: &image,
+                vcd: vcd.as_deref(),
                 json,
             },
         ),
+        Command::Dot {
+            design,
+            slowdown,
+            strategy,
+            clock,
+            output,
+        } => rtl_cmds::DesignSource {
+            file: &design,
+            slowdown,
+            strategy,
+            clock: clock.clock()?,
+        }
+        .design()
+        .and_then(|d| design_cmds::dot(&d, output.as_deref())),
         Command::TestImage {
             output,
             width,

@@ -66,7 +66,7 @@ pub fn rtl(src: &DesignSource, out: &Path, tb: bool, seed: u64, frames: usize) -
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let inputs = random_inputs(&r.design, seed, frames);
-        let t = testbench(&r, &inputs, true, seed);
+        let t = testbench(&r, &inputs, true, seed, false);
         for (name, text) in [
             ("tb.v", &t.tb),
             ("in.bin", &t.stimulus),
@@ -138,6 +138,8 @@ pub struct VerifyArgs<'a> {
     pub work: Option<&'a Path>,
     /// Input images instead of random frames, and the output image.
     pub image: &'a super::image_cmds::ImageArgs,
+    /// Write the waveform (VCD) here.
+    pub vcd: Option<&'a Path>,
     /// JSON output.
     pub json: bool,
 }
@@ -168,9 +170,9 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
             .ok_or("a design (.st) needs --program FILE.seq to be compared with")?;
         (load_program(program)?, vec![load_design(a.file)?])
     };
-    if a.image.output.is_some() && designs.len() > 1 {
+    if (a.image.output.is_some() || a.vcd.is_some()) && designs.len() > 1 {
         return Err(format!(
-            "-o writes one image, and {} designs would be verified: give one slowdown",
+            "-o and --vcd write one file, and {} designs would be verified: give one slowdown",
             designs.len()
         )
         .into());
@@ -230,6 +232,7 @@ fn verify_one(
         frames: a.frames,
         lint: true,
         rtl: RtlOptions::default(),
+        vcd: a.vcd.is_some(),
     };
     let v = match images {
         // The same image in every frame: back-to-back frames still test the design's
@@ -262,10 +265,27 @@ fn verify_one(
         }
         None => None,
     };
+    let waveform = match (a.vcd, &v.vcd) {
+        (Some(dst), Some(src)) => {
+            std::fs::copy(src, dst).map_err(|e| format!("cannot write {}: {e}", dst.display()))?;
+            Some(dst.to_path_buf())
+        }
+        (Some(_), None) => return Err("the simulator wrote no waveform".into()),
+        (None, src) => src.clone(),
+    };
+    if let Some(w) = &waveform {
+        report["vcd"] = serde_json::json!(w.display().to_string());
+    }
     if !a.json {
         println!("{}", verify_line(&v));
         if let Some(line) = image_line {
             println!("  {line}");
+        }
+        if let Some(w) = &waveform {
+            println!(
+                "  waveform: {} (nets named nK as in `tessera dot`)",
+                w.display()
+            );
         }
         if let Some(Err(e)) = &v.lint {
             println!("  {}", e.trim_end().replace('\n', "\n  "));

@@ -94,27 +94,32 @@ pub fn simulate(
             } else {
                 vec![]
             };
+            let trace: &[&str] = if tb.vcd { &["--trace"] } else { &[] };
             let b = run(
                 "verilator",
                 &[
-                    "--cc",
-                    "--exe",
-                    "--build",
-                    "-j",
-                    "2",
-                    "-Wno-fatal",
-                    "-Wno-lint",
-                    "-Wno-style",
-                    "-Mdir",
-                    "obj",
-                    "--top-module",
-                    "tb",
-                    "-o",
-                    "Vtb",
-                    "tb.v",
-                    design_file,
-                    "main.cpp",
-                ],
+                    trace,
+                    &[
+                        "--cc",
+                        "--exe",
+                        "--build",
+                        "-j",
+                        "2",
+                        "-Wno-fatal",
+                        "-Wno-lint",
+                        "-Wno-style",
+                        "-Mdir",
+                        "obj",
+                        "--top-module",
+                        "tb",
+                        "-o",
+                        "Vtb",
+                        "tb.v",
+                        design_file,
+                        "main.cpp",
+                    ],
+                ]
+                .concat(),
                 dir,
                 &env,
             )?

@@ -38,12 +38,20 @@ pub struct Testbench {
     pub clkgen: String,
     /// `main.cpp` (Verilator driver).
     pub main_cpp: String,
+    /// Whether `tb.v` dumps every signal of the design to `wave.vcd`.
+    pub vcd: bool,
 }
 
 /// Builds the testbench of `rtl` for `frames[f][k]`, the flat atoms of input `k` in frame
 /// `f`. `x_ok` chooses `x` for don't-care input bits (Icarus) or random bits seeded by
-/// `seed` (Verilator).
-pub fn testbench(rtl: &Rtl, frames: &[Vec<Vec<Value>>], x_ok: bool, seed: u64) -> Testbench {
+/// `seed` (Verilator). With `vcd`, the testbench dumps the design's signals to `wave.vcd`.
+pub fn testbench(
+    rtl: &Rtl,
+    frames: &[Vec<Vec<Value>>],
+    x_ok: bool,
+    seed: u64,
+    vcd: bool,
+) -> Testbench {
     let d = &rtl.design;
     let p = d.clocks();
     let clocks = PRE_CLOCKS + rtl.latency + frames.len() as u64 * p + POST_CLOCKS;
@@ -87,13 +95,14 @@ pub fn testbench(rtl: &Rtl, frames: &[Vec<Vec<Value>>], x_ok: bool, seed: u64) -
     Testbench {
         clocks,
         stimulus,
-        tb: tb_source(rtl, clocks, row_width),
+        tb: tb_source(rtl, clocks, row_width, vcd),
         clkgen: CLKGEN.to_string(),
         main_cpp: MAIN_CPP.to_string(),
+        vcd,
     }
 }
 
-fn tb_source(rtl: &Rtl, clocks: u64, row_width: u64) -> String {
+fn tb_source(rtl: &Rtl, clocks: u64, row_width: u64, vcd: bool) -> String {
     let d = &rtl.design;
     let ol = d.output_layout();
     let ow = ol.atom_bits();
@@ -109,6 +118,11 @@ fn tb_source(rtl: &Rtl, clocks: u64, row_width: u64) -> String {
     let _ = writeln!(s, "    fd = $fopen(\"out.txt\", \"w\");");
     let _ = writeln!(s, "    cyc = 32'd0;");
     let _ = writeln!(s, "    cur = {row_width}'d0;");
+    if vcd {
+        // The design's nets are named after its nodes (`n12`), as `tessera dot` draws them.
+        let _ = writeln!(s, "    $dumpfile(\"wave.vcd\");");
+        let _ = writeln!(s, "    $dumpvars(0, tb);");
+    }
     let _ = writeln!(s, "  end");
     let _ = writeln!(s, "  wire valid_out;");
     for k in 0..ol.lanes() {
@@ -172,6 +186,7 @@ const MAIN_CPP: &str = "// Verilator driver: toggles the testbench clock until $
 int main(int argc, char** argv) {
     VerilatedContext* ctx = new VerilatedContext;
     ctx->commandArgs(argc, argv);
+    ctx->traceEverOn(true);  // honours the testbench's $dumpvars when built with --trace
     Vtb* top = new Vtb{ctx};
     top->clk = 0;
     top->eval();

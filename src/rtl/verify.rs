@@ -33,6 +33,9 @@ pub struct VerifyOptions {
     pub lint: bool,
     /// Generator options.
     pub rtl: RtlOptions,
+    /// Dump every signal to `wave.vcd` in the work directory. A failing run is simulated
+    /// again with the dump either way.
+    pub vcd: bool,
 }
 
 impl Default for VerifyOptions {
@@ -43,6 +46,7 @@ impl Default for VerifyOptions {
             frames: 2,
             lint: true,
             rtl: RtlOptions::default(),
+            vcd: false,
         }
     }
 }
@@ -76,6 +80,8 @@ pub struct RtlVerification {
     /// [`Value::Undef`] where the interpreter leaves the atom undefined (the program says
     /// nothing there) or the simulation gave no defined bits.
     pub first_frame: Vec<Value>,
+    /// The waveform written (`wave.vcd` in the work directory), if any.
+    pub vcd: Option<std::path::PathBuf>,
 }
 
 impl RtlVerification {
@@ -130,7 +136,7 @@ pub fn verify_rtl_on(
                 .collect()
         })
         .collect();
-    let tb = testbench(&rtl, &flat, opts.sim.four_state(), opts.seed);
+    let tb = testbench(&rtl, &flat, opts.sim.four_state(), opts.seed, opts.vcd);
     let (text, build, exec) = simulate(opts.sim, dir, "design.v", &tb)?;
     let lines = parse_output(&text)?;
     let mut expected: Vec<Vec<Value>> = Vec::new();
@@ -154,9 +160,18 @@ pub fn verify_rtl_on(
         mismatches: Vec::new(),
         times: (lint_time, build, exec),
         first_frame: vec![Value::Undef; expected[0].len()],
+        vcd: None,
         rtl,
     };
     compare(&mut v, &lines, &expected)?;
+    if !v.passed() && !opts.vcd {
+        // The waveform of a failure, from the same stimulus: the first run stays fast.
+        let tb = testbench(&v.rtl, &flat, opts.sim.four_state(), opts.seed, true);
+        simulate(opts.sim, dir, "design.v", &tb)?;
+    }
+    if opts.vcd || !v.passed() {
+        v.vcd = Some(dir.join("wave.vcd")).filter(|p| p.exists());
+    }
     Ok(v)
 }
 

@@ -14,6 +14,7 @@ pub mod area;
 pub mod check;
 pub mod delay;
 pub mod design;
+pub mod dot;
 pub mod latency;
 pub mod layout;
 pub mod op;

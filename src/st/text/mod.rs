@@ -15,3 +15,4 @@ mod read;
 mod write;
 
 pub use read::{load_design, parse_design, parse_layout};
+pub use write::op_label;

@@ -92,6 +92,7 @@ impl Design {
         let d = self.canonical();
         let mut w = Writer {
             d: &d,
+            shallow: false,
             names: HashMap::new(),
             next: 0,
             taken: d.inputs.iter().map(|i| i.name.clone()).collect(),
@@ -124,8 +125,25 @@ impl Design {
     }
 }
 
+/// Node `id`'s operator as it is written, with its static parameters but without its
+/// function body (shown as `fn`) and its inputs: `map_t 16 0 fn`, `shift_t 16 0 4 uint8`.
+pub fn op_label(d: &Design, id: NodeId) -> String {
+    let mut w = Writer {
+        d,
+        shallow: true,
+        names: HashMap::new(),
+        next: 0,
+        taken: Vec::new(),
+    };
+    let doc = w.node_doc(id, 0);
+    let flat = doc.flat();
+    flat[1..flat.len() - 1].to_string()
+}
+
 struct Writer<'d> {
     d: &'d Design,
+    /// Bodies as `fn` and no inputs: one operator's label.
+    shallow: bool,
     /// Names of inputs, parameters and let-bound nodes.
     names: HashMap<NodeId, String>,
     next: usize,
@@ -202,8 +220,10 @@ impl Writer<'_> {
             }
             op => items.extend(params_doc(op)),
         }
-        for a in &node.args {
-            items.push(self.arg_doc(*a, depth));
+        if !self.shallow {
+            for a in &node.args {
+                items.push(self.arg_doc(*a, depth));
+            }
         }
         Doc::List(items)
     }
@@ -216,6 +236,9 @@ impl Writer<'_> {
     }
 
     fn body_doc(&mut self, b: crate::st::design::BodyId, depth: usize) -> Doc {
+        if self.shallow {
+            return Doc::Atom("fn".into());
+        }
         let body = self.d.body(b).clone();
         let scope = self.d.scope(body.root);
         // Parameters are named by depth; names from the enclosing scope are invisible.
