@@ -8,7 +8,6 @@ use crate::egraph::saturate::{saturate_program, Limits, SatConfig};
 use crate::egraph::soundness::{check_rules, CheckConfig};
 use crate::seq::load_program;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Options shared by the commands that saturate.
 #[derive(Clone, Debug, Default)]
@@ -53,15 +52,10 @@ fn config(o: &SatOptions, rules: &RuleSet) -> Result<(SatConfig, bool), String> 
     cfg.limits = Limits {
         iterations: o.iter_limit.unwrap_or(d.iterations),
         nodes: o.node_limit.unwrap_or(d.nodes),
-        time: match o.time_limit {
-            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-            Some(s) => {
-                return Err(format!(
-                    "--time-limit: expected a positive number of seconds, found {s}"
-                ))
-            }
-            None => None,
-        },
+        time: o
+            .time_limit
+            .map(|s| super::args::seconds("--time-limit", s))
+            .transpose()?,
     };
     let explicit = o.factors.is_some();
     if let Some(f) = &o.factors {

@@ -249,6 +249,7 @@ fn pick(all: Vec<(u64, f64, Got)>, target: Target, clock: Option<&Clock>) -> Res
 
 /// `tessera schedule FILE.seq (--slowdown S | --max-area A | --objective O) [..]`.
 pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
+    super::args::seconds("--exact-seconds", a.exact_seconds)?;
     let p = load_program(file)?;
     if a.exact && a.strategy != Strategy::Egraph {
         return Err("--exact applies to the egraph strategy only".into());
@@ -403,11 +404,21 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
 }
 
 /// Up to one slowdown below and one above `s` that the scheduler can meet, nearest first,
-/// looking among the divisors of the fully sequential slowdown and a few neighbours of `s`.
+/// looking among the divisors of the fully sequential slowdown and a few neighbours of `s`;
+/// for a slowdown beyond the largest a design may take, the largest multiple of the fully
+/// sequential slowdown within it. Candidates are tried with Aetherling's scheduler, which
+/// refuses an unusable slowdown at once, so this costs the same for any `s`.
 fn nearest_feasible(p: &Program, s: u64) -> Vec<u64> {
+    let most = crate::st::layout::MAX_SIZE;
+    let m = max_slowdown(p);
+    if s > most && m <= most && aetherling::schedule(p, m).is_ok() {
+        // The fully sequential design run in bursts meets every multiple of its clocks;
+        // scheduling the largest one to prove it would cost as much as any huge slowdown.
+        return vec![most / m * m];
+    }
     let mut candidates = default_slowdowns(p);
-    candidates.extend(s.saturating_sub(8).max(1)..=s + 8);
-    candidates.push(max_slowdown(p));
+    candidates.extend((s.saturating_sub(8).max(1)..=s.saturating_add(8)).filter(|c| *c <= most));
+    candidates.push(m);
     candidates.sort_by_key(|c| (c.abs_diff(s), *c));
     candidates.dedup();
     let (mut below, mut above) = (None, None);

@@ -379,7 +379,8 @@ pub fn divisors(n: u64) -> Vec<u64> {
     let mut small = Vec::new();
     let mut large = Vec::new();
     let mut d = 1;
-    while d * d <= n {
+    // `d <= n / d`, not `d * d <= n`: the square overflows for n near u64::MAX.
+    while d <= n / d {
         if n.is_multiple_of(d) {
             small.push(d);
             if d * d != n {
@@ -421,6 +422,22 @@ pub fn max_slowdown(p: &Program) -> u64 {
         .map(|id| sequential_clocks(p.ty(id)))
         .max()
         .unwrap_or(1)
+}
+
+/// Errors unless a design can take `s` clocks per frame: at least 1, and at most
+/// [`MAX_SIZE`](crate::st::layout::MAX_SIZE), the most clocks a layout may span. Checked
+/// before any layout is enumerated, so an unusable slowdown costs nothing however large.
+pub fn check_slowdown(s: u64) -> Result<(), String> {
+    use crate::st::layout::MAX_SIZE;
+    if s == 0 {
+        return Err("the slowdown is a number of clocks: at least 1".into());
+    }
+    if s > MAX_SIZE {
+        return Err(format!(
+            "slowdown {s} is more clocks than a design may take per frame (at most {MAX_SIZE} = 2^28)"
+        ));
+    }
+    Ok(())
 }
 
 /// The slowdowns `explore` tries by default: the divisors of [`max_slowdown`].

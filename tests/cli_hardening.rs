@@ -1,0 +1,101 @@
+//! Regression tests of issue 18 (hardening) through the binary: numeric options that used
+//! to panic, slowdowns that used to hang, option combinations that were silently ignored.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn conv2d() -> String {
+    root().join("examples/conv2d.seq").display().to_string()
+}
+
+/// Runs tessera, killed after `secs` seconds so a regression to a hang fails instead of
+/// blocking the suite (the bound is generous: the commands answer in well under a second).
+fn tessera_within(secs: u64, args: &[&str]) -> Output {
+    let mut cmd = Command::new("timeout");
+    cmd.arg(secs.to_string()).arg(env!("CARGO_BIN_EXE_tessera"));
+    cmd.args(args).output().expect("run tessera")
+}
+
+fn tessera(args: &[&str]) -> Output {
+    tessera_within(300, args)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tessera-cli-hardening-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Asserts a user error: exit 2, no panic, every one of `words` on stderr.
+#[track_caller]
+fn user_error(out: &Output, words: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for w in words {
+        assert!(err.contains(w), "`{w}` not in: {err}");
+    }
+}
+
+#[test]
+fn float_seconds_options_are_validated() {
+    let c = conv2d();
+    for bad in ["1e300", "2e19", "-1", "0", "NaN", "inf"] {
+        let arg = format!("--time-limit={bad}");
+        user_error(
+            &tessera(&["saturate", &c, &arg]),
+            &["--time-limit", "seconds"],
+        );
+        user_error(
+            &tessera(&["prove", &c, &c, &arg]),
+            &["--time-limit", "seconds"],
+        );
+        let arg = format!("--baseline-budget={bad}");
+        user_error(
+            &tessera(&["report", "--app", &c, "--slowdowns", "16", &arg]),
+            &["--baseline-budget", "seconds"],
+        );
+        let arg = format!("--exact-seconds={bad}");
+        user_error(
+            &tessera(&["schedule", &c, "--slowdown", "16", "--exact", &arg]),
+            &["--exact-seconds", "seconds"],
+        );
+    }
+    // a sane limit still works
+    let out = tessera(&["saturate", &c, "--time-limit", "100"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+}
+
+#[test]
+fn huge_slowdowns_are_refused_at_once_with_the_nearest_usable_one() {
+    let c = conv2d();
+    let huge = ["1000000000", "1000000000000", "18446744073709551615"];
+    for s in huge {
+        for extra in [&[][..], &["--no-burst"], &["--strategy", "aetherling"]] {
+            let mut args = vec!["schedule", &c, "--slowdown", s];
+            args.extend_from_slice(extra);
+            user_error(
+                &tessera_within(60, &args),
+                &[
+                    &format!("slowdown {s} is more clocks than a design may take"),
+                    "slowdowns near",
+                    "that can be met: 268435440",
+                ],
+            );
+        }
+    }
+    let out = tessera_within(60, &["explore", &c, "--slowdowns", "1000000000,16"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text.contains("more clocks than a design may take"),
+        "{text}"
+    );
+    // the suggestion is a slowdown that really can be met
+    let out = tessera_within(60, &["schedule", &c, "--slowdown", "268435440"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
