@@ -99,3 +99,86 @@ fn huge_slowdowns_are_refused_at_once_with_the_nearest_usable_one() {
     let out = tessera_within(60, &["schedule", &c, "--slowdown", "268435440"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+#[test]
+fn ignored_or_conflicting_options_are_errors() {
+    let c = conv2d();
+    let d = scratch("conv2d_s16.st");
+    let d = d.to_str().unwrap();
+    let out = tessera(&["schedule", &c, "--slowdown", "16", "-o", d]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v = scratch("out.v");
+    let v = v.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec!["explore", &c, "--max-slowdown", "4", "--slowdowns", "2"],
+            vec!["--max-slowdown", "--slowdowns"],
+        ),
+        (
+            vec!["rtl", d, "--slowdown", "4", "-o", v],
+            vec![d, "--slowdown goes with a program (.seq)"],
+        ),
+        (
+            vec!["rtl", d, "--strategy", "aetherling", "-o", v],
+            vec![d, "--strategy goes with a program (.seq)"],
+        ),
+        (
+            vec!["area", d, "--slowdown", "4", "--strategy", "egraph"],
+            vec![d, "--slowdown and --strategy go with a program"],
+        ),
+        (
+            vec!["fmax", d, "--slowdown", "4"],
+            vec![d, "--slowdown goes with a program"],
+        ),
+        (
+            vec!["verify", d, "--program", &c, "--strategy", "egraph"],
+            vec![d, "--strategy goes with a program"],
+        ),
+        (
+            vec!["verify", d, "--program", &c, "--slowdown", "16"],
+            vec![d, "go with a program (.seq)"],
+        ),
+        (
+            vec!["verify", &c, "--slowdown", "2", "--all"],
+            vec!["--slowdown", "--all"],
+        ),
+        (
+            vec!["verify", &c, "--slowdowns", "2,4", "--all"],
+            vec!["--slowdowns", "--all"],
+        ),
+        (
+            vec!["verify", &c, "--slowdown", "2", "--slowdowns", "4"],
+            vec!["--slowdown", "--slowdowns"],
+        ),
+        (
+            vec!["rtl", d, "-o", v, "--frames", "3"],
+            vec!["--testbench"],
+        ),
+        (
+            vec!["rtl", d, "-o", v, "--random", "3"],
+            vec!["--testbench"],
+        ),
+        (
+            vec![
+                "schedule",
+                &c,
+                "--slowdown",
+                "16",
+                "--strategy",
+                "aetherling",
+                "--no-burst",
+            ],
+            vec!["--no-burst applies to the egraph strategy only"],
+        ),
+    ];
+    for (args, words) in cases {
+        let out = tessera(&args);
+        user_error(&out, &words);
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // the same options where they do apply still work
+    let out = tessera(&["rtl", d, "-o", v]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = tessera(&["explore", &c, "--max-slowdown", "4", "--no-baseline"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

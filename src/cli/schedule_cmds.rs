@@ -260,6 +260,9 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     if a.explain && a.strategy != Strategy::Egraph {
         return Err("--explain applies to the egraph strategy only".into());
     }
+    if !a.burst && a.strategy != Strategy::Egraph {
+        return Err("--no-burst applies to the egraph strategy only".into());
+    }
     let output = match a.output_layout {
         Some(text) => Some(parse_layout("--output-layout", text)?),
         None => None,
