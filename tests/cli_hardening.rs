@@ -1,7 +1,7 @@
 //! Regression tests of issue 18 (hardening) through the binary: numeric options that used
 //! to panic, slowdowns that used to hang, option combinations that were silently ignored.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn root() -> PathBuf {
@@ -180,5 +180,33 @@ fn ignored_or_conflicting_options_are_errors() {
     let out = tessera(&["rtl", d, "-o", v]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let out = tessera(&["explore", &c, "--max-slowdown", "4", "--no-baseline"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
+fn explain_with_output_writes_the_explanation_into_the_file() {
+    let c = conv2d();
+    let c = c.as_str();
+    let d = scratch("explained.st");
+    let d = d.to_str().unwrap();
+    let out = tessera(&["schedule", c, "--slowdown", "2", "--explain", "-o", d]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        out.stdout.is_empty(),
+        "the explanation went to stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let text = std::fs::read_to_string(d).unwrap();
+    for w in [
+        "; Explanation",
+        "; Derivation from the program",
+        "; Lowering",
+    ] {
+        assert!(text.contains(w), "`{w}` not in {d}:\n{text}");
+    }
+    // the same as printed without -o, and still a design that reads back
+    let printed = tessera(&["schedule", c, "--slowdown", "2", "--explain"]);
+    assert_eq!(String::from_utf8_lossy(&printed.stdout), text);
+    let out = tessera(&["check", d]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }

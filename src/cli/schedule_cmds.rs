@@ -334,7 +334,12 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     let latency = design_latency(d)?;
     let target = Clock::device(a.clock.as_ref());
     let timing = crate::st::pipeline::critical_path(d, &target)?;
-    let text = d.to_text();
+    let design_text = d.to_text();
+    let mut text = design_text.clone();
+    if let Some(e) = &explained {
+        // `;` comments: the file with its explanation still reads back as a design.
+        text.push_str(&e.text());
+    }
     if let Some(path) = out {
         std::fs::write(path, &text)
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
@@ -366,7 +371,7 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
                 "scalar": report.total.scalar(&Weights::default()),
             },
             "candidates": got.json,
-            "design": if out.is_some() { serde_json::Value::Null } else { text.clone().into() },
+            "design": if out.is_some() { serde_json::Value::Null } else { design_text.into() },
             "explanation": explained.as_ref().map(Explained::json),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -374,9 +379,6 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     }
     if out.is_none() {
         print!("{text}");
-    }
-    if let Some(e) = &explained {
-        print!("{}", e.text());
     }
     let clock = &a.clock;
     let a = &report.total;
