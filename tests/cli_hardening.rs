@@ -210,3 +210,41 @@ fn explain_with_output_writes_the_explanation_into_the_file() {
     let out = tessera(&["check", d]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+#[test]
+fn saturate_uses_and_names_the_schedulers_phase1_limits() {
+    let c = conv2d();
+    let out = tessera(&["saturate", &c]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("limits: 6 iterations, 3000 e-nodes, no time limit, the scheduler's phase 1"),
+        "{text}"
+    );
+    // the e-graph it reports is the one the scheduler starts from
+    let sched = tessera(&["schedule", &c, "--slowdown", "16"]);
+    let err = String::from_utf8_lossy(&sched.stderr);
+    let out = tessera(&["saturate", &c, "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = &j["enodes"];
+    assert!(
+        err.contains(&format!("e-graph {nodes} e-nodes")),
+        "{j}\n{err}"
+    );
+    let out = tessera(&[
+        "saturate",
+        &c,
+        "--iter-limit",
+        "30",
+        "--node-limit",
+        "100000",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("limits: 30 iterations, 100000 e-nodes"),
+        "{text}"
+    );
+    assert!(!text.contains("phase 1"), "{text}");
+    assert_eq!(j["limits"]["iterations"], 6);
+    assert_eq!(j["limits"]["enodes"], 3000);
+    assert_eq!(j["limits"]["scheduler_phase1"], true);
+}

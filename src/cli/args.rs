@@ -35,10 +35,11 @@ pub(super) struct SatArgs {
     /// `program` rules rewrite the program once, before saturation).
     #[arg(long, value_name = "LIST")]
     sets: Option<String>,
-    /// Iteration limit (default 30).
+    /// Iteration limit (default: `saturate` 6 and `prove` 30; 6 iterations and 3000 e-nodes
+    /// are the scheduler's phase 1, which `saturate` shows).
     #[arg(long, value_name = "N")]
     iter_limit: Option<usize>,
-    /// E-node limit (default 100000).
+    /// E-node limit (default: `saturate` 3000, `prove` 100000).
     #[arg(long, value_name = "N")]
     node_limit: Option<usize>,
     /// Time limit in seconds, at most 1e9 (default none: results would depend on the

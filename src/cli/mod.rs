@@ -83,7 +83,10 @@ enum Command {
     },
     /// Saturate one program (.seq) with the rules and report the e-graph's size.
     ///
-    /// Exit 0 if saturation completed, 1 if a limit stopped it (the report says which).
+    /// By default within the scheduler's phase-1 limits (6 iterations, 3000 e-nodes), so the
+    /// e-graph shown is the one `schedule` and `explore` start from; the limits used are
+    /// printed. Exit 0 if saturation completed, 1 if a limit stopped it (the report says
+    /// which).
     Saturate {
         /// The program file (.seq).
         file: PathBuf,
