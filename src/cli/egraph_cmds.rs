@@ -48,14 +48,16 @@ fn parse_factors(text: &str) -> Result<FactorPolicy, String> {
 
 /// The configuration the options ask for, with `d`'s limits where they give none.
 fn config(o: &SatOptions, rules: &RuleSet, d: Limits) -> Result<(SatConfig, bool), String> {
-    let mut cfg = SatConfig::default();
-    cfg.limits = Limits {
-        iterations: o.iter_limit.unwrap_or(d.iterations),
-        nodes: o.node_limit.unwrap_or(d.nodes),
-        time: o
-            .time_limit
-            .map(|s| super::args::seconds("--time-limit", s))
-            .transpose()?,
+    let mut cfg = SatConfig {
+        limits: Limits {
+            iterations: o.iter_limit.unwrap_or(d.iterations),
+            nodes: o.node_limit.unwrap_or(d.nodes),
+            time: o
+                .time_limit
+                .map(|s| super::args::seconds("--time-limit", s))
+                .transpose()?,
+        },
+        ..SatConfig::default()
     };
     let explicit = o.factors.is_some();
     if let Some(f) = &o.factors {

@@ -648,7 +648,7 @@ fn program_only(
     slowdown: Option<u64>,
     strategy: Option<schedule_cmds::Strategy>,
 ) -> Result<schedule_cmds::Strategy, String> {
-    if !file.extension().is_some_and(|e| e == "seq") {
+    if file.extension().is_none_or(|e| e != "seq") {
         let given: Vec<&str> = [
             slowdown.map(|_| "--slowdown"),
             strategy.map(|_| "--strategy"),
