@@ -248,3 +248,21 @@ fn saturate_uses_and_names_the_schedulers_phase1_limits() {
     assert_eq!(j["limits"]["enodes"], 3000);
     assert_eq!(j["limits"]["scheduler_phase1"], true);
 }
+
+#[test]
+fn check_refuses_a_reducer_that_is_not_associative_and_commutative() {
+    let f = scratch("reduce_sub.seq");
+    std::fs::write(&f, "(input I (seq 4 uint8))\n(output (reduce 4 sub I))\n").unwrap();
+    let f = f.to_str().unwrap();
+    for cmd in ["check", "eval"] {
+        let out = tessera(&[cmd, f]);
+        user_error(
+            &out,
+            &[
+                &format!("{f}:2:19: error: reduce 4"),
+                "associative and commutative",
+                "found `sub`",
+            ],
+        );
+    }
+}
