@@ -376,6 +376,20 @@ fn cross(options: &[Vec<LayerForm>]) -> Vec<Vec<LayerForm>> {
 
 /// The divisors of `n`, ascending.
 pub fn divisors(n: u64) -> Vec<u64> {
+    // Trial division costs sqrt(n): at a slowdown near 2^28 with many divisors, the
+    // layout enumeration asks for the same few hundred numbers thousands of times.
+    thread_local! {
+        static KNOWN: std::cell::RefCell<HashMap<u64, Rc<[u64]>>> = Default::default();
+    }
+    KNOWN.with(|k| {
+        k.borrow_mut()
+            .entry(n)
+            .or_insert_with(|| divisors_by_trial(n).into())
+            .to_vec()
+    })
+}
+
+fn divisors_by_trial(n: u64) -> Vec<u64> {
     let mut small = Vec::new();
     let mut large = Vec::new();
     let mut d = 1;
