@@ -258,6 +258,74 @@ fn wrong_number_of_inputs_or_parameters() {
 }
 
 #[test]
+fn reducers_must_be_associative_and_commutative() {
+    // The interpreter folds left to right, the hardware as a tree: `(reduce 4 sub I)` passed
+    // `check` and then failed `verify --all` at s = 2 and 4.
+    let why = "must be associative and commutative";
+    fails_at(
+        &format!("{I4}(output (reduce 4 sub I))"),
+        2,
+        19,
+        &["reduce 4", why, "found `sub`", "accepted: add"],
+    );
+    fails_at(
+        "(input I (seq 4 (seq 2 uint8)))\n(output (reduce 4 (map 2 sub) I))",
+        2,
+        19,
+        &[why, "found `sub`"],
+    );
+    fails_at(
+        &format!("{I4}(output (reduce 4 lsl I))"),
+        2,
+        19,
+        &[why, "`lsl` on uint8"],
+    );
+    fails_at(
+        "(input I (seq 4 int8))\n(output (reduce 4 (fn (p) (add (fst p) (fst p))) I))",
+        2,
+        19,
+        &[why, "other operands"],
+    );
+    fails_at(
+        "(input I (seq 4 int8))\n(output (reduce 4 (fn (p) (if (lt (fst p) (snd p)) (fst p) (fst p))) I))",
+        2,
+        19,
+        &[why, "not the min or max"],
+    );
+    fails_at(
+        &format!("{I4}(output (reduce 4 fst I))"),
+        2,
+        19,
+        &[why, "`fst` on uint8"],
+    );
+    // every accepted form
+    for (ty, f) in [
+        ("uint8", "add"),
+        ("int16", "mul"),
+        ("bit", "and"),
+        ("bit", "or"),
+        ("bit", "eq"),
+        ("int8", "(fn (p) (add (snd p) (fst p)))"),
+        ("int8", "(fn (p) (if (lt (fst p) (snd p)) (fst p) (snd p)))"),
+        ("int8", "(fn (p) (if (lt (fst p) (snd p)) (snd p) (fst p)))"),
+        (
+            "uint8",
+            "(fn (p) (if (lt (snd p) (fst p)) (fst p) (snd p)))",
+        ),
+        ("(seq 2 uint8)", "(map 2 add)"),
+        (
+            "(seq 2 (seq 3 int8))",
+            "(map 2 (map 3 (fn (p) (if (lt (snd p) (fst p)) (snd p) (fst p)))))",
+        ),
+    ] {
+        let text = format!("(input I (seq 4 {ty}))\n(output (reduce 4 {f} I))");
+        if let Err(e) = parse(&text) {
+            panic!("{e}\n{text}");
+        }
+    }
+}
+
+#[test]
 fn type_mismatches() {
     fails_at(
         &format!("{I4}(output (map 4 (fn (x) (add x (const int8 1))) I))"),

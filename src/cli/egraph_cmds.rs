@@ -8,7 +8,6 @@ use crate::egraph::saturate::{saturate_program, Limits, SatConfig};
 use crate::egraph::soundness::{check_rules, CheckConfig};
 use crate::seq::load_program;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Options shared by the commands that saturate.
 #[derive(Clone, Debug, Default)]
@@ -47,21 +46,18 @@ fn parse_factors(text: &str) -> Result<FactorPolicy, String> {
     }
 }
 
-fn config(o: &SatOptions, rules: &RuleSet) -> Result<(SatConfig, bool), String> {
-    let mut cfg = SatConfig::default();
-    let d = Limits::default();
-    cfg.limits = Limits {
-        iterations: o.iter_limit.unwrap_or(d.iterations),
-        nodes: o.node_limit.unwrap_or(d.nodes),
-        time: match o.time_limit {
-            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-            Some(s) => {
-                return Err(format!(
-                    "--time-limit: expected a positive number of seconds, found {s}"
-                ))
-            }
-            None => None,
+/// The configuration the options ask for, with `d`'s limits where they give none.
+fn config(o: &SatOptions, rules: &RuleSet, d: Limits) -> Result<(SatConfig, bool), String> {
+    let mut cfg = SatConfig {
+        limits: Limits {
+            iterations: o.iter_limit.unwrap_or(d.iterations),
+            nodes: o.node_limit.unwrap_or(d.nodes),
+            time: o
+                .time_limit
+                .map(|s| super::args::seconds("--time-limit", s))
+                .transpose()?,
         },
+        ..SatConfig::default()
     };
     let explicit = o.factors.is_some();
     if let Some(f) = &o.factors {
@@ -180,7 +176,8 @@ pub fn prove_cmd(
     let pa = load_program(a)?;
     let pb = load_program(b)?;
     let rules = load_rules(o.rules.as_deref())?;
-    let (mut cfg, explicit) = config(o, &rules)?;
+    // A proof needs room to meet: prove keeps the runner's own, larger defaults.
+    let (mut cfg, explicit) = config(o, &rules, Limits::default())?;
     if explicit {
         let lengths = crate::egraph::prove::sequence_lengths(&[&pa, &pb]);
         cfg.factors = cfg.factors.with_lengths(lengths);
@@ -225,16 +222,44 @@ pub fn prove_cmd(
 pub fn saturate_cmd(file: &Path, json: bool, stats: bool, o: &SatOptions) -> CliResult {
     let p = load_program(file)?;
     let rules = load_rules(o.rules.as_deref())?;
-    let (cfg, _) = config(o, &rules)?;
+    // The scheduler's phase-1 limits by default, so `saturate` shows the e-graph the
+    // scheduler works on.
+    let phase1 = crate::schedule::egraph::Options::default().phase1;
+    let (cfg, _) = config(o, &rules, phase1.clone())?;
     let sat = saturate_program(&p, &rules, &cfg);
     let r = &sat.report;
+    let l = &cfg.limits;
+    let scheduler =
+        l.iterations == phase1.iterations && l.nodes == phase1.nodes && l.time.is_none();
+    let limits = format!(
+        "limits: {} iterations, {} e-nodes, {}{}",
+        l.iterations,
+        l.nodes,
+        l.time.map_or("no time limit".to_string(), |t| format!(
+            "{} s",
+            t.as_secs_f64()
+        )),
+        if scheduler {
+            ", the scheduler's phase 1"
+        } else {
+            ""
+        }
+    );
     if json {
-        println!("{}", serde_json::to_string_pretty(&r.json())?);
+        let mut doc = r.json();
+        doc["limits"] = serde_json::json!({
+            "iterations": l.iterations,
+            "enodes": l.nodes,
+            "seconds": l.time.map(|t| t.as_secs_f64()),
+            "scheduler_phase1": scheduler,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
     } else if stats {
         print!("{}", r.text());
+        println!("{limits}");
     } else {
         println!(
-            "{}: {} after {} iterations: {} e-nodes, {} e-classes",
+            "{}: {} after {} iterations: {} e-nodes, {} e-classes ({limits})",
             file.display(),
             r.stop,
             r.iterations,

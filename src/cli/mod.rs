@@ -83,7 +83,10 @@ enum Command {
     },
     /// Saturate one program (.seq) with the rules and report the e-graph's size.
     ///
-    /// Exit 0 if saturation completed, 1 if a limit stopped it (the report says which).
+    /// By default within the scheduler's phase-1 limits (6 iterations, 3000 e-nodes), so the
+    /// e-graph shown is the one `schedule` and `explore` start from; the limits used are
+    /// printed. Exit 0 if saturation completed, 1 if a limit stopped it (the report says
+    /// which).
     Saturate {
         /// The program file (.seq).
         file: PathBuf,
@@ -109,7 +112,7 @@ enum Command {
         #[arg(long, value_name = "LIST")]
         slowdowns: Option<String>,
         /// Only slowdowns up to N (with the default list).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", conflicts_with = "slowdowns")]
         max_slowdown: Option<u64>,
         /// Leave out the Aetherling baseline column (computed beside the e-graph's rows by
         /// default).
@@ -248,9 +251,9 @@ enum Command {
         /// For a program: the slowdown to schedule it at.
         #[arg(long, value_name = "S")]
         slowdown: Option<u64>,
-        /// For a program: the scheduler.
-        #[arg(long, value_enum, default_value = "egraph")]
-        strategy: schedule_cmds::Strategy,
+        /// For a program: the scheduler (default egraph).
+        #[arg(long, value_enum)]
+        strategy: Option<schedule_cmds::Strategy>,
         #[command(flatten)]
         clock: ClockArgs,
         /// Print the report as JSON.
@@ -279,9 +282,9 @@ enum Command {
         /// For a program: the slowdown to schedule it at.
         #[arg(long, value_name = "S")]
         slowdown: Option<u64>,
-        /// For a program: the scheduler.
-        #[arg(long, value_enum, default_value = "egraph")]
-        strategy: schedule_cmds::Strategy,
+        /// For a program: the scheduler (default egraph).
+        #[arg(long, value_enum)]
+        strategy: Option<schedule_cmds::Strategy>,
         /// nextpnr's placer seed (seeds move Fmax by about 10%; Aetherling's measured
         /// numbers use seed 1).
         #[arg(long, default_value_t = 1)]
@@ -307,9 +310,9 @@ enum Command {
         /// For a program: the slowdown to schedule it at.
         #[arg(long, value_name = "S")]
         slowdown: Option<u64>,
-        /// For a program: the scheduler.
-        #[arg(long, value_enum, default_value = "egraph")]
-        strategy: schedule_cmds::Strategy,
+        /// For a program: the scheduler (default egraph).
+        #[arg(long, value_enum)]
+        strategy: Option<schedule_cmds::Strategy>,
         #[command(flatten)]
         clock: ClockArgs,
         /// The Verilog file to write.
@@ -319,10 +322,10 @@ enum Command {
         #[arg(long)]
         testbench: bool,
         /// Random inputs of the testbench from this seed (default 0).
-        #[arg(long, value_name = "SEED")]
+        #[arg(long, value_name = "SEED", requires = "testbench")]
         random: Option<u64>,
         /// Frames of the testbench, back to back.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 2, requires = "testbench")]
         frames: usize,
     },
     /// Check a design's Verilog against its program: emit, Verilator lint, simulate random
@@ -343,18 +346,18 @@ enum Command {
         #[arg(long)]
         program: Option<PathBuf>,
         /// For a program: schedule and verify at this slowdown.
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", conflicts_with_all = ["slowdowns", "all"])]
         slowdown: Option<u64>,
         /// For a program: a comma-separated list of slowdowns.
-        #[arg(long, value_name = "LIST")]
+        #[arg(long, value_name = "LIST", conflicts_with = "all")]
         slowdowns: Option<String>,
         /// For a program: every slowdown `explore` reports by default (the divisors of the
         /// fully sequential design's clock count).
         #[arg(long)]
         all: bool,
-        /// For a program: the scheduler.
-        #[arg(long, value_enum, default_value = "egraph")]
-        strategy: schedule_cmds::Strategy,
+        /// For a program: the scheduler (default egraph).
+        #[arg(long, value_enum)]
+        strategy: Option<schedule_cmds::Strategy>,
         #[command(flatten)]
         clock: ClockArgs,
         /// The simulator: icarus or verilator (default icarus; verilator with --image, whose
@@ -561,7 +564,7 @@ fn run(command: Command) -> CliResult {
         } => rtl_cmds::DesignSource {
             file: &design,
             slowdown,
-            strategy,
+            strategy: program_only(&design, slowdown, strategy)?,
             clock: clock.clock()?,
         }
         .design()
@@ -583,7 +586,7 @@ fn run(command: Command) -> CliResult {
         } => rtl_cmds::DesignSource {
             file: &design,
             slowdown,
-            strategy,
+            strategy: program_only(&design, slowdown, strategy)?,
             clock: clock.clock()?,
         }
         .design()
@@ -601,7 +604,7 @@ fn run(command: Command) -> CliResult {
             &rtl_cmds::DesignSource {
                 file: &design,
                 slowdown,
-                strategy,
+                strategy: program_only(&design, slowdown, strategy)?,
                 clock: clock.clock()?,
             },
             &output,
@@ -632,7 +635,7 @@ fn run(command: Command) -> CliResult {
                 file: &design,
                 program: program.as_deref(),
                 slowdowns: Vec::new(),
-                strategy,
+                strategy: program_only(&design, None, strategy)?,
                 clock: clock.clock()?,
                 sim: sim.as_deref().unwrap_or(if image.images.is_empty() {
                     "icarus"
@@ -679,6 +682,34 @@ fn run(command: Command) -> CliResult {
     }
 }
 
+/// The scheduler of a command that takes a design (.st) or a program (.seq): an error if
+/// `--slowdown` or `--strategy` is given with a design, which is used as written and would
+/// silently ignore them.
+fn program_only(
+    file: &std::path::Path,
+    slowdown: Option<u64>,
+    strategy: Option<schedule_cmds::Strategy>,
+) -> Result<schedule_cmds::Strategy, String> {
+    if file.extension().is_none_or(|e| e != "seq") {
+        let given: Vec<&str> = [
+            slowdown.map(|_| "--slowdown"),
+            strategy.map(|_| "--strategy"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !given.is_empty() {
+            return Err(format!(
+                "{}: {} {} with a program (.seq); a design (.st) is used as written",
+                file.display(),
+                given.join(" and "),
+                if given.len() == 1 { "goes" } else { "go" }
+            ));
+        }
+    }
+    Ok(strategy.unwrap_or(schedule_cmds::Strategy::Egraph))
+}
+
 /// `tessera verify`: resolves the slowdowns of a program, then verifies.
 fn verify_cmd(
     file: &std::path::Path,
@@ -693,7 +724,11 @@ fn verify_cmd(
         let p = crate::seq::load_program(file)?;
         args.slowdowns = schedule_cmds::slowdown_list(&p, one, list, all)?;
     } else if one.is_some() || list.is_some() || all {
-        return Err("--slowdown, --slowdowns and --all go with a program (.seq)".into());
+        return Err(format!(
+            "{}: --slowdown, --slowdowns and --all go with a program (.seq); a design (.st) is used as written",
+            file.display()
+        )
+        .into());
     }
     rtl_cmds::verify(&args)
 }

@@ -74,16 +74,10 @@ pub fn report(a: &ReportArgs) -> CliResult {
         .map(|f| App::load(f, slowdowns.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
     let (paper, note) = load_paper(a.paper.as_deref())?;
-    let baseline_budget = match a.baseline_budget {
-        Some(x) if x.is_finite() && x > 0.0 => Some(std::time::Duration::from_secs_f64(x)),
-        Some(x) => {
-            return Err(format!(
-                "--baseline-budget: expected a positive number of seconds, found {x}"
-            )
-            .into())
-        }
-        None => None,
-    };
+    let baseline_budget = a
+        .baseline_budget
+        .map(|x| super::args::seconds("--baseline-budget", x))
+        .transpose()?;
     let aetherling_rtl = match &a.aetherling_rtl {
         Some(p) => Some(report::timing::AetherlingRtlTable::load(p)?),
         None => {

@@ -249,6 +249,7 @@ fn pick(all: Vec<(u64, f64, Got)>, target: Target, clock: Option<&Clock>) -> Res
 
 /// `tessera schedule FILE.seq (--slowdown S | --max-area A | --objective O) [..]`.
 pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
+    super::args::seconds("--exact-seconds", a.exact_seconds)?;
     let p = load_program(file)?;
     if a.exact && a.strategy != Strategy::Egraph {
         return Err("--exact applies to the egraph strategy only".into());
@@ -258,6 +259,9 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     }
     if a.explain && a.strategy != Strategy::Egraph {
         return Err("--explain applies to the egraph strategy only".into());
+    }
+    if !a.burst && a.strategy != Strategy::Egraph {
+        return Err("--no-burst applies to the egraph strategy only".into());
     }
     let output = match a.output_layout {
         Some(text) => Some(parse_layout("--output-layout", text)?),
@@ -330,7 +334,12 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     let latency = design_latency(d)?;
     let target = Clock::device(a.clock.as_ref());
     let timing = crate::st::pipeline::critical_path(d, &target)?;
-    let text = d.to_text();
+    let design_text = d.to_text();
+    let mut text = design_text.clone();
+    if let Some(e) = &explained {
+        // `;` comments: the file with its explanation still reads back as a design.
+        text.push_str(&e.text());
+    }
     if let Some(path) = out {
         std::fs::write(path, &text)
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
@@ -362,7 +371,7 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
                 "scalar": report.total.scalar(&Weights::default()),
             },
             "candidates": got.json,
-            "design": if out.is_some() { serde_json::Value::Null } else { text.clone().into() },
+            "design": if out.is_some() { serde_json::Value::Null } else { design_text.into() },
             "explanation": explained.as_ref().map(Explained::json),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -370,9 +379,6 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
     }
     if out.is_none() {
         print!("{text}");
-    }
-    if let Some(e) = &explained {
-        print!("{}", e.text());
     }
     let clock = &a.clock;
     let a = &report.total;
@@ -403,11 +409,21 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
 }
 
 /// Up to one slowdown below and one above `s` that the scheduler can meet, nearest first,
-/// looking among the divisors of the fully sequential slowdown and a few neighbours of `s`.
+/// looking among the divisors of the fully sequential slowdown and a few neighbours of `s`;
+/// for a slowdown beyond the largest a design may take, the largest multiple of the fully
+/// sequential slowdown within it. Candidates are tried with Aetherling's scheduler, which
+/// refuses an unusable slowdown at once, so this costs the same for any `s`.
 fn nearest_feasible(p: &Program, s: u64) -> Vec<u64> {
+    let most = crate::st::layout::MAX_SIZE;
+    let m = max_slowdown(p);
+    if s > most && m <= most && aetherling::schedule(p, m).is_ok() {
+        // The fully sequential design run in bursts meets every multiple of its clocks;
+        // scheduling the largest one to prove it would cost as much as any huge slowdown.
+        return vec![most / m * m];
+    }
     let mut candidates = default_slowdowns(p);
-    candidates.extend(s.saturating_sub(8).max(1)..=s + 8);
-    candidates.push(max_slowdown(p));
+    candidates.extend((s.saturating_sub(8).max(1)..=s.saturating_add(8)).filter(|c| *c <= most));
+    candidates.push(m);
     candidates.sort_by_key(|c| (c.abs_diff(s), *c));
     candidates.dedup();
     let (mut below, mut above) = (None, None);

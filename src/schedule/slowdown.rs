@@ -376,10 +376,25 @@ fn cross(options: &[Vec<LayerForm>]) -> Vec<Vec<LayerForm>> {
 
 /// The divisors of `n`, ascending.
 pub fn divisors(n: u64) -> Vec<u64> {
+    // Trial division costs sqrt(n): at a slowdown near 2^28 with many divisors, the
+    // layout enumeration asks for the same few hundred numbers thousands of times.
+    thread_local! {
+        static KNOWN: std::cell::RefCell<HashMap<u64, Rc<[u64]>>> = Default::default();
+    }
+    KNOWN.with(|k| {
+        k.borrow_mut()
+            .entry(n)
+            .or_insert_with(|| divisors_by_trial(n).into())
+            .to_vec()
+    })
+}
+
+fn divisors_by_trial(n: u64) -> Vec<u64> {
     let mut small = Vec::new();
     let mut large = Vec::new();
     let mut d = 1;
-    while d * d <= n {
+    // `d <= n / d`, not `d * d <= n`: the square overflows for n near u64::MAX.
+    while d <= n / d {
         if n.is_multiple_of(d) {
             small.push(d);
             if d * d != n {
@@ -421,6 +436,22 @@ pub fn max_slowdown(p: &Program) -> u64 {
         .map(|id| sequential_clocks(p.ty(id)))
         .max()
         .unwrap_or(1)
+}
+
+/// Errors unless a design can take `s` clocks per frame: at least 1, and at most
+/// [`MAX_SIZE`](crate::st::layout::MAX_SIZE), the most clocks a layout may span. Checked
+/// before any layout is enumerated, so an unusable slowdown costs nothing however large.
+pub fn check_slowdown(s: u64) -> Result<(), String> {
+    use crate::st::layout::MAX_SIZE;
+    if s == 0 {
+        return Err("the slowdown is a number of clocks: at least 1".into());
+    }
+    if s > MAX_SIZE {
+        return Err(format!(
+            "slowdown {s} is more clocks than a design may take per frame (at most {MAX_SIZE} = 2^28)"
+        ));
+    }
+    Ok(())
 }
 
 /// The slowdowns `explore` tries by default: the divisors of [`max_slowdown`].

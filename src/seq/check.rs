@@ -6,6 +6,7 @@
 //! (see [`map_input`], [`reduce_input`]).
 
 use super::op::{AtomOp, Op};
+use super::program::{NodeId, Program};
 use super::types::{ScalarType, SeqType};
 
 /// The output type of a first-order operator applied to inputs of types `args`.
@@ -221,5 +222,105 @@ fn cast_result(to: ScalarType, t: &SeqType) -> Result<SeqType, String> {
         _ => Err(format!(
             "cast {to}: expected a scalar of {kinds}, found {t}"
         )),
+    }
+}
+
+/// What `reduce` accepts as its function, for the error that refuses another.
+pub const REDUCERS: &str = "add; mul; and, or, eq on bit; min or max written \
+`(if (lt a b) a b)` or `(if (lt a b) b a)` with a, b the pair's `fst` and `snd` in either order; \
+and `(map n f)` of one of these";
+
+/// Errors unless `body`, the function of a reduce whose zipped pair has type `pair`, is one
+/// of [`REDUCERS`]: a function shown associative and commutative by its form. The
+/// interpreter folds left to right but the hardware reduces as a tree, so only such a
+/// function gives the same result in both.
+pub fn associative_commutative(p: &Program, body: NodeId, pair: &SeqType) -> Result<(), String> {
+    let arg = |id: NodeId| matches!(&p.node(id).op, Op::Arg(0, t) if t == pair);
+    match pair {
+        SeqType::Seq(n, e) => match &p.node(body).op {
+            Op::Map { n: m, body: inner } if m == n && arg(p.node(body).args[0]) => {
+                associative_commutative(p, *inner, e)
+            }
+            op => Err(format!(
+                "found `{}` where a `(map {n} f)` was expected",
+                op.name()
+            )),
+        },
+        SeqType::ATuple(a, b) if a == b => {
+            let s = a
+                .as_scalar()
+                .ok_or_else(|| format!("the pair holds atom tuples {a}"))?;
+            atom_reducer(p, body, s, &arg)
+        }
+        t => Err(format!("no reducer is accepted on pairs of type {t}")),
+    }
+}
+
+/// [`associative_commutative`] on a pair of scalars `s`.
+fn atom_reducer(
+    p: &Program,
+    body: NodeId,
+    s: ScalarType,
+    arg: &dyn Fn(NodeId) -> bool,
+) -> Result<(), String> {
+    let node = p.node(body);
+    let atom = |id: NodeId| match &p.node(id).op {
+        Op::Atom(a) => Some((*a, p.node(id).args[0])),
+        _ => None,
+    };
+    let tuple = |id: NodeId| match &p.node(id).op {
+        Op::ATuple => Some((p.node(id).args[0], p.node(id).args[1])),
+        _ => None,
+    };
+    // `fst` of the argument is 0, `snd` is 1.
+    let side = |id: NodeId| match atom(id) {
+        Some((AtomOp::Fst, x)) if arg(x) => Some(0),
+        Some((AtomOp::Snd, x)) if arg(x) => Some(1),
+        _ => None,
+    };
+    // The pair itself, or rebuilt from its two sides in either order.
+    let both = |id: NodeId| {
+        arg(id)
+            || tuple(id)
+                .is_some_and(|(a, b)| matches!((side(a), side(b)), (Some(x), Some(y)) if x != y))
+    };
+    let Op::Atom(op) = &node.op else {
+        return Err(format!("found `{}`", node.op.name()));
+    };
+    let x = node.args[0];
+    let bit = s == ScalarType::Bit;
+    let ok = match op {
+        // the typing has kept them to integers, on which wrapping keeps them exact
+        AtomOp::Add | AtomOp::Mul => both(x),
+        AtomOp::And | AtomOp::Or | AtomOp::Eq => both(x) && bit,
+        AtomOp::If => tuple(x).is_some_and(|(c, uv)| {
+            let Some((AtomOp::Lt, ab)) = atom(c) else {
+                return false;
+            };
+            let (Some((a, b)), Some((u, v))) = (tuple(ab), tuple(uv)) else {
+                return false;
+            };
+            let sides = [side(a), side(b), side(u), side(v)];
+            let [Some(a), Some(b), Some(u), Some(v)] = sides else {
+                return false;
+            };
+            // min (u, v) = (a, b) or max (u, v) = (b, a), over both sides
+            a != b && ((u, v) == (a, b) || (u, v) == (b, a))
+        }),
+        _ => false,
+    };
+    let name = op.name();
+    match op {
+        _ if ok => Ok(()),
+        AtomOp::If => Err(format!(
+            "found an `if` on {s} that is not the min or max of the pair's `fst` and `snd`"
+        )),
+        AtomOp::Add | AtomOp::Mul | AtomOp::And | AtomOp::Or | AtomOp::Eq if both(x) => {
+            Err(format!("found `{name}` on {s}"))
+        }
+        AtomOp::Add | AtomOp::Mul | AtomOp::And | AtomOp::Or | AtomOp::Eq => Err(format!(
+            "found `{name}` of other operands than the pair's `fst` and `snd`"
+        )),
+        _ => Err(format!("found `{name}` on {s}")),
     }
 }

@@ -563,36 +563,93 @@ pub(crate) fn atom_latency(s: &Shape) -> u64 {
     lat
 }
 
-/// Adds the interval `a ..= l` (clocks, folded modulo `p`) to an occupancy profile: `diff`
-/// holds differences over one period, `everywhere` what every clock holds.
-fn hold(diff: &mut [i64], everywhere: &mut i64, a: u64, l: u64) {
-    if l < a {
-        return;
+/// The occupancy of one period of `p` clocks, built from held intervals folded modulo `p`.
+/// Dense (a difference per clock) when the period is short next to the number of
+/// intervals; otherwise sparse (one event per interval end), so a slowdown of 10^9 clocks
+/// costs what its atoms cost, not a vector of 10^9 entries.
+struct Occupancy {
+    p: u64,
+    /// What every clock holds (intervals longer than a period).
+    everywhere: i64,
+    dense: Option<Vec<i64>>,
+    events: Vec<(u64, i64)>,
+}
+
+impl Occupancy {
+    fn new(p: u64, intervals: u64) -> Occupancy {
+        let dense = (p <= intervals.saturating_mul(4).saturating_add(1024))
+            .then(|| vec![0i64; p as usize + 1]);
+        Occupancy {
+            p,
+            everywhere: 0,
+            dense,
+            events: Vec::new(),
+        }
     }
-    let p = (diff.len() - 1) as u64;
-    let len = l - a + 1;
-    *everywhere += (len / p) as i64;
-    let rem = (len % p) as usize;
-    let start = (a % p) as usize;
-    let end = start + rem;
-    let p = p as usize;
-    if end <= p {
-        diff[start] += 1;
-        diff[end] -= 1;
-    } else {
-        diff[start] += 1;
-        diff[p] -= 1;
-        diff[0] += 1;
-        diff[end - p] -= 1;
+
+    fn add(&mut self, at: u64, d: i64) {
+        match &mut self.dense {
+            Some(diff) => diff[at as usize] += d,
+            None => self.events.push((at, d)),
+        }
+    }
+
+    /// Adds the interval `a ..= l` (clocks, folded modulo the period).
+    fn hold(&mut self, a: u64, l: u64) {
+        if l < a {
+            return;
+        }
+        let p = self.p;
+        let len = l - a + 1;
+        self.everywhere += (len / p) as i64;
+        let rem = len % p;
+        let start = a % p;
+        let end = start + rem;
+        if end <= p {
+            self.add(start, 1);
+            self.add(end, -1);
+        } else {
+            self.add(start, 1);
+            self.add(p, -1);
+            self.add(0, 1);
+            self.add(end - p, -1);
+        }
+    }
+
+    /// The most held at any clock of the period.
+    fn max(mut self) -> u64 {
+        let mut acc = self.everywhere;
+        let mut best = 0i64;
+        match self.dense {
+            Some(diff) => {
+                for d in &diff[..self.p as usize] {
+                    acc += d;
+                    best = best.max(acc);
+                }
+            }
+            None => {
+                // Between two events the count is constant: clock 0, then each event's clock.
+                self.events.push((0, 0));
+                self.events.sort_unstable();
+                let mut k = 0;
+                while k < self.events.len() && self.events[k].0 < self.p {
+                    let at = self.events[k].0;
+                    while k < self.events.len() && self.events[k].0 == at {
+                        acc += self.events[k].1;
+                        k += 1;
+                    }
+                    best = best.max(acc);
+                }
+            }
+        }
+        best as u64
     }
 }
 
 /// [`Perm::max_live_atoms`] by its definition, atom by atom: each read input atom is held
 /// during clocks `tin+1 ..= last read`, the intervals of all periods folded onto one.
 pub(crate) fn atom_max_live(s: &Shape, latency: u64) -> u64 {
-    let p = s.input.clocks();
-    let mut diff = vec![0i64; p as usize + 1];
-    let mut everywhere = 0i64;
+    let mut occ = Occupancy::new(s.input.clocks(), s.input.atoms().max(s.output.atoms()));
     if let Kind::Repeat(_) = s.kind {
         // an input atom is read several times: its last read ends its interval
         let tin = clock_of_atoms(&s.input);
@@ -608,21 +665,13 @@ pub(crate) fn atom_max_live(s: &Shape, latency: u64) -> u64 {
         }
         for (e, l) in last.into_iter().enumerate() {
             if l != NONE {
-                hold(&mut diff, &mut everywhere, tin[e] + 1, l);
+                occ.hold(tin[e] + 1, l);
             }
         }
     } else {
-        for_each_read(s, |i, o| {
-            hold(&mut diff, &mut everywhere, i + 1, o + latency)
-        });
+        for_each_read(s, |i, o| occ.hold(i + 1, o + latency));
     }
-    let mut acc = everywhere;
-    let mut best = 0i64;
-    for d in &diff[..p as usize] {
-        acc += d;
-        best = best.max(acc);
-    }
-    best as u64
+    occ.max()
 }
 
 #[cfg(test)]
@@ -632,6 +681,32 @@ mod tests {
 
     fn int() -> Layout {
         ScalarType::Int8.into()
+    }
+
+    #[test]
+    fn sparse_and_dense_occupancy_agree() {
+        // The sparse profile serves huge periods; it must count exactly as the dense one.
+        let mut seed = 7u64;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for p in [1u64, 2, 3, 7, 16, 50] {
+            for _ in 0..50 {
+                let mut dense = Occupancy::new(p, 1 << 20);
+                let mut sparse = Occupancy::new(p, 0);
+                sparse.dense = None;
+                for _ in 0..next(6) {
+                    let a = next(3 * p);
+                    let l = a + next(3 * p) - p.min(a);
+                    dense.hold(a, l);
+                    sparse.hold(a, l);
+                }
+                assert_eq!(dense.max(), sparse.max(), "period {p}");
+            }
+        }
     }
 
     #[test]

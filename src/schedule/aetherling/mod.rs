@@ -57,6 +57,7 @@ pub fn schedule_within(
     budget: Option<std::time::Duration>,
 ) -> Result<BaselineDesign, String> {
     let start = std::time::Instant::now();
+    crate::schedule::slowdown::check_slowdown(s)?;
     let candidates = aetherling_forms(p.output_type(), s);
     if candidates.is_empty() {
         return Err(format!(

@@ -261,8 +261,10 @@ fn schedule_memo(
     listed: Option<&[u64]>,
     memo: &mut Memo,
 ) -> Result<Scheduled, String> {
+    // Before the bursts too: a burst of a faster design would reach the unusable slowdown.
+    super::slowdown::check_slowdown(s)?;
     let mut best = direct(p, s, o, memo).clone();
-    if !o.burst || o.output.is_some() || s == 0 {
+    if !o.burst || o.output.is_some() {
         return best;
     }
     for from in burst_sources(p, s, listed) {
@@ -384,9 +386,7 @@ fn schedule_direct(
     o: &Options,
     phase1: &Result<Phase1, String>,
 ) -> Result<Scheduled, String> {
-    if s == 0 {
-        return Err("the slowdown is a number of clocks: at least 1".into());
-    }
+    super::slowdown::check_slowdown(s)?;
     if o.exact && !cfg!(feature = "lp") {
         return Err(
             "exact extraction needs the `lp` feature (build with --features lp; needs CBC)".into(),

@@ -323,7 +323,21 @@ impl<'a> Front<'a> {
                     Head::Map2 => build::map2(&mut self.prog, n, body, inputs[0], inputs[1]),
                     _ => build::reduce(&mut self.prog, n, body, inputs[0]),
                 };
-                return r.map_err(e);
+                let r = r.map_err(e)?;
+                // after the typing, whose errors say more about an ill-typed function
+                if head == Head::Reduce {
+                    crate::seq::check::associative_commutative(&self.prog, body, &arg_tys[0])
+                        .map_err(|why| {
+                            self.err(
+                                params[1].pos,
+                                format!(
+                                    "{what}: the function must be associative and commutative (the hardware reduces as a tree, not left to right): {why}; accepted: {}",
+                                    crate::seq::check::REDUCERS
+                                ),
+                            )
+                        })?;
+                }
+                return Ok(r);
             }
             Head::HMap => {
                 let n = self.count(&params[0], "length")?;
