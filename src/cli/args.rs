@@ -17,8 +17,14 @@ pub(super) fn seconds(flag: &str, x: f64) -> Result<Duration, String> {
             return Ok(d);
         }
     }
+    // Huge values print in exponent form, not as hundreds of digits.
+    let shown = if x.is_finite() && x.abs() >= 1e6 {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    };
     Err(format!(
-        "{flag}: expected a positive number of seconds up to {MAX_SECONDS:e} (leave the option out for no limit), found {x}"
+        "{flag}: expected a positive number of seconds up to {MAX_SECONDS:e} (leave the option out for no limit), found {shown}"
     ))
 }
 
