@@ -14,6 +14,7 @@
 
 use super::op::{AtomOp, Op};
 use super::program::{NodeId, Program};
+use super::scope::Scope;
 use super::types::{ScalarType, SeqType};
 use super::value::{check_value, scalar_to_int, Value};
 use std::collections::HashMap;
@@ -73,13 +74,6 @@ pub fn expand_undef(v: &Value, t: &SeqType) -> Value {
     }
 }
 
-/// One scope (the program or a function body) in evaluation order, with each node's inputs
-/// as positions in that order.
-struct Scope {
-    ids: Vec<NodeId>,
-    args: Vec<Vec<usize>>,
-}
-
 struct Interp<'p> {
     p: &'p Program,
     inputs: &'p [Value],
@@ -91,7 +85,7 @@ impl<'p> Interp<'p> {
         let mut bodies = HashMap::new();
         for id in p.reachable() {
             for body in p.node(id).op.bodies() {
-                bodies.entry(body).or_insert_with(|| compile_scope(p, body));
+                bodies.entry(body).or_insert_with(|| Scope::new(p, body));
             }
         }
         Interp { p, inputs, bodies }
@@ -99,33 +93,7 @@ impl<'p> Interp<'p> {
 
     /// Evaluates the program scope, dropping each value after its last use.
     fn run_top(&self) -> Value {
-        let scope = compile_scope(self.p, self.p.output);
-        let mut remaining = vec![0usize; scope.ids.len()];
-        for args in &scope.args {
-            for &a in args {
-                remaining[a] += 1;
-            }
-        }
-        let mut vals: Vec<Option<Value>> = vec![None; scope.ids.len()];
-        for (k, &id) in scope.ids.iter().enumerate() {
-            let v = {
-                let args: Vec<&Value> = scope.args[k]
-                    .iter()
-                    .map(|&a| vals[a].as_ref().expect("value dropped before its last use"))
-                    .collect();
-                self.node(id, &args, &[])
-            };
-            vals[k] = Some(v);
-            for &a in &scope.args[k] {
-                remaining[a] -= 1;
-                if remaining[a] == 0 {
-                    vals[a] = None;
-                }
-            }
-        }
-        vals.pop()
-            .flatten()
-            .expect("the output is the last node of its scope")
+        Scope::new(self.p, self.p.output).run(|id, args| self.node(id, args, &[]))
     }
 
     /// Applies a function body to its arguments.
@@ -236,16 +204,6 @@ impl<'p> Interp<'p> {
             Op::SeqToSTuple { .. } => Value::List(vec![args[0].clone()]),
         }
     }
-}
-
-fn compile_scope(p: &Program, root: NodeId) -> Scope {
-    let ids = p.scope(root);
-    let local: HashMap<NodeId, usize> = ids.iter().enumerate().map(|(k, id)| (*id, k)).collect();
-    let args = ids
-        .iter()
-        .map(|id| p.node(*id).args.iter().map(|a| local[a]).collect())
-        .collect();
-    Scope { ids, args }
 }
 
 /// Pairs two values of type `t` the way `reduce` hands them to its function: the pairing

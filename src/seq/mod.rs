@@ -15,6 +15,7 @@ pub mod front;
 pub mod interp;
 pub mod op;
 pub mod program;
+mod scope;
 pub mod types;
 pub mod value;
 

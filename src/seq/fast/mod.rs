@@ -21,6 +21,7 @@ use super::flat::{FlatValue, Shape};
 use super::interp::expand_undef;
 use super::op::{AtomOp, Op};
 use super::program::{NodeId, Program};
+use super::scope::Scope;
 use super::types::SeqType;
 use super::value::Value;
 use col::{Buf, Col};
@@ -141,31 +142,6 @@ fn to_flat(v: FVal, ty: &SeqType) -> FlatValue {
     }
 }
 
-/// One scope in evaluation order, with each node's inputs as positions in that order and
-/// the number of uses of each position (to drop values after their last use).
-struct Scope {
-    ids: Vec<NodeId>,
-    args: Vec<Vec<usize>>,
-    uses: Vec<usize>,
-}
-
-impl Scope {
-    fn new(p: &Program, root: NodeId) -> Scope {
-        let ids = p.scope(root);
-        let local: HashMap<NodeId, usize> =
-            ids.iter().enumerate().map(|(k, id)| (*id, k)).collect();
-        let args: Vec<Vec<usize>> = ids
-            .iter()
-            .map(|id| p.node(*id).args.iter().map(|a| local[a]).collect())
-            .collect();
-        let mut uses = vec![0; ids.len()];
-        for a in args.iter().flatten() {
-            uses[*a] += 1;
-        }
-        Scope { ids, args, uses }
-    }
-}
-
 /// A value of one instance known before evaluation: a constant or a `shift`'s fill.
 struct Literal {
     /// One buffer per slot, `atoms` scalars each.
@@ -279,28 +255,7 @@ impl<'p> Evaluator<'p> {
 
     /// Evaluates the scope of `root` on a batch, dropping each value after its last use.
     fn run(&self, root: NodeId, params: &[FVal], batch: usize) -> FVal {
-        let scope = &self.scopes[&root];
-        let mut remaining = scope.uses.clone();
-        let mut vals: Vec<Option<FVal>> = vec![None; scope.ids.len()];
-        for (k, &id) in scope.ids.iter().enumerate() {
-            let v = {
-                let args: Vec<&FVal> = scope.args[k]
-                    .iter()
-                    .map(|&a| vals[a].as_ref().expect("value dropped before its last use"))
-                    .collect();
-                self.node(id, &args, params, batch)
-            };
-            vals[k] = Some(v);
-            for &a in &scope.args[k] {
-                remaining[a] -= 1;
-                if remaining[a] == 0 {
-                    vals[a] = None;
-                }
-            }
-        }
-        vals.pop()
-            .flatten()
-            .expect("the root is the last node of its scope")
+        self.scopes[&root].run(|id, args| self.node(id, args, params, batch))
     }
 
     /// Applies a body to a batch of arguments, in chunks if the batch is large.
