@@ -9,8 +9,8 @@
 # compares every output pixel with the interpreter and writes the RTL's output image; then
 # the interpreter writes its own image of the same program and input, and the two files
 # must be byte-identical. APPs are names of examples/*.seq (default: the five below).
-# demosaic and camera take the scheduler about 3 and 2 minutes each; the whole run takes
-# about 12 minutes on 2 cores. Needs Verilator (apt-get install -y verilator).
+# demosaic and camera take about 2.5 minutes each (most of it scheduling); the whole run
+# takes about 7 minutes on 2 cores. Needs Verilator (apt-get install -y verilator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
