@@ -396,9 +396,9 @@ enum Command {
         /// For a program: the slowdown to schedule it at.
         #[arg(long, value_name = "S")]
         slowdown: Option<u64>,
-        /// For a program: the scheduler.
-        #[arg(long, value_enum, default_value = "egraph")]
-        strategy: schedule_cmds::Strategy,
+        /// For a program: the scheduler (default egraph).
+        #[arg(long, value_enum)]
+        strategy: Option<schedule_cmds::Strategy>,
         #[command(flatten)]
         clock: ClockArgs,
         /// Write the graph to this file instead of standard output.
@@ -659,7 +659,7 @@ fn run(command: Command) -> CliResult {
         } => rtl_cmds::DesignSource {
             file: &design,
             slowdown,
-            strategy,
+            strategy: program_only(&design, slowdown, strategy)?,
             clock: clock.clock()?,
         }
         .design()
