@@ -88,6 +88,13 @@ fn dot_draws_every_operator_with_its_verilog_net_name() {
         "a program needs a slowdown: {}",
         text(&o)
     );
+    let o = tessera(&["dot", "examples/designs/map4abs_s2.st", "--slowdown", "2"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a design is drawn as written: {}",
+        text(&o)
+    );
 }
 
 #[test]
