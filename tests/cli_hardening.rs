@@ -181,6 +181,11 @@ fn ignored_or_conflicting_options_are_errors() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let out = tessera(&["explore", &c, "--max-slowdown", "4", "--no-baseline"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // the table explains its columns
+    let text = String::from_utf8_lossy(&out.stdout);
+    for column in ["pareto ", "stream graph ", "vector ", "MHz, Mpx/s "] {
+        assert!(text.contains(&format!("\n{column}")), "{column}: {text}");
+    }
 }
 
 #[test]

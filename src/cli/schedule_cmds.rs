@@ -512,8 +512,25 @@ pub fn explore(
             },
         );
     }
+    print!("{EXPLORE_LEGEND}");
     Ok(0)
 }
+
+/// What explore's columns mean, printed under the table (`--json` has the same fields by
+/// name).
+const EXPLORE_LEGEND: &str = "
+slowdown      clocks per frame; throughput = output atoms per clock
+area          model area of the e-graph scheduler's design (docs/area-model.md), pipelined
+              for the clock; baseline = Aetherling's algorithm, a register after every operator
+pareto        * where no other row is at least as fast and at most as large (one strictly)
+MHz, Mpx/s    the design's modelled clock on the target device (docs/timing.md) and output
+              atoms (pixels) per microsecond at that clock
+e-graph       the saturated program's e-nodes (n) / e-classes (c)
+stream graph  nodes (n) / classes (c) of the graph of layouts the extraction chose from
+vector        the area's parts: l LUT-equivalent logic, ff flip-flop bits, ram RAM bits,
+              dsp multipliers
+input/output  the layouts of the design's ports (tseq: over clocks, sseq: lanes in space)
+";
 
 /// The `--explain` part of `tessera schedule`: the derivation and the lowering.
 struct Explained {
