@@ -1,7 +1,9 @@
 //! Options shared by several commands: the e-graph limits of `prove` and `saturate`, and
 //! the clock target of every command that makes a design.
 
-use std::path::PathBuf;
+use super::rtl_cmds::DesignSource;
+use super::schedule_cmds::Strategy;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The most seconds a time option takes: about 31 years. Beyond it `Instant + limit`
@@ -113,4 +115,61 @@ impl SatArgs {
             time_limit: self.time_limit,
         }
     }
+}
+
+/// The design a command works on: a design file used as written, or a program scheduled at
+/// a slowdown (`area`, `fmax`, `rtl`, `dot`).
+#[derive(clap::Args, Debug)]
+pub(super) struct DesignArgs {
+    /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
+    design: PathBuf,
+    /// For a program: the slowdown to schedule it at.
+    #[arg(long, value_name = "S")]
+    slowdown: Option<u64>,
+    /// For a program: the scheduler (default egraph).
+    #[arg(long, value_enum)]
+    strategy: Option<Strategy>,
+    #[command(flatten)]
+    clock: ClockArgs,
+}
+
+impl DesignArgs {
+    /// Where the design comes from; an error for options a design file would ignore or a
+    /// bad clock.
+    pub(super) fn source(&self) -> Result<DesignSource<'_>, String> {
+        Ok(DesignSource {
+            file: &self.design,
+            slowdown: self.slowdown,
+            strategy: program_only(&self.design, self.slowdown, self.strategy)?,
+            clock: self.clock.clock()?,
+        })
+    }
+}
+
+/// The scheduler of a command that takes a design (.st) or a program (.seq): an error if
+/// `--slowdown` or `--strategy` is given with a design, which is used as written and would
+/// silently ignore them.
+pub(super) fn program_only(
+    file: &Path,
+    slowdown: Option<u64>,
+    strategy: Option<Strategy>,
+) -> Result<Strategy, String> {
+    if file.extension().is_none_or(|e| e != "seq") {
+        let given: Vec<&str> = [
+            slowdown.map(|_| "--slowdown"),
+            strategy.map(|_| "--strategy"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !given.is_empty() {
+            return Err(format!(
+                "{}: {} {} with a program (.seq); a design (.st) is used as written",
+                file.display(),
+                given.join(" and "),
+                if given.len() == 1 { "goes" } else { "go" }
+            ));
+        }
+    }
+    Ok(strategy.unwrap_or(Strategy::Egraph))
 }

@@ -14,7 +14,7 @@ mod rtl_cmds;
 mod schedule_cmds;
 
 pub use args::ClockArgs;
-use args::SatArgs;
+use args::{program_only, DesignArgs, SatArgs};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -246,16 +246,8 @@ enum Command {
     },
     /// Print the model area of a design (.st) by operator (docs/area-model.md).
     Area {
-        /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
-        design: PathBuf,
-        /// For a program: the slowdown to schedule it at.
-        #[arg(long, value_name = "S")]
-        slowdown: Option<u64>,
-        /// For a program: the scheduler (default egraph).
-        #[arg(long, value_enum)]
-        strategy: Option<schedule_cmds::Strategy>,
         #[command(flatten)]
-        clock: ClockArgs,
+        source: DesignArgs,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -277,20 +269,12 @@ enum Command {
     /// a run past 60 s is stopped and the next seed tried (three in all); the seed used is
     /// printed. A program is scheduled for --clock-mhz first, like every command.
     Fmax {
-        /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
-        design: PathBuf,
-        /// For a program: the slowdown to schedule it at.
-        #[arg(long, value_name = "S")]
-        slowdown: Option<u64>,
-        /// For a program: the scheduler (default egraph).
-        #[arg(long, value_enum)]
-        strategy: Option<schedule_cmds::Strategy>,
+        #[command(flatten)]
+        source: DesignArgs,
         /// nextpnr's placer seed (seeds move Fmax by about 10%; Aetherling's measured
         /// numbers use seed 1).
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[command(flatten)]
-        clock: ClockArgs,
         /// Keep the harness, netlist and reports in this directory.
         #[arg(long, value_name = "DIR")]
         work: Option<PathBuf>,
@@ -305,16 +289,8 @@ enum Command {
     /// --testbench, tb.v, in.bin (random inputs), clkgen.v (Icarus) and main.cpp
     /// (Verilator) are written beside OUT.
     Rtl {
-        /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
-        design: PathBuf,
-        /// For a program: the slowdown to schedule it at.
-        #[arg(long, value_name = "S")]
-        slowdown: Option<u64>,
-        /// For a program: the scheduler (default egraph).
-        #[arg(long, value_enum)]
-        strategy: Option<schedule_cmds::Strategy>,
         #[command(flatten)]
-        clock: ClockArgs,
+        source: DesignArgs,
         /// The Verilog file to write.
         #[arg(short, long, value_name = "OUT.v")]
         output: PathBuf,
@@ -391,16 +367,8 @@ enum Command {
     /// Graphviz (apt-get install graphviz):
     /// `tessera dot examples/conv2d.seq --slowdown 4 | dot -Tsvg -o conv2d_s4.svg`.
     Dot {
-        /// A design (.st), or a program (.seq) to schedule first (needs --slowdown).
-        design: PathBuf,
-        /// For a program: the slowdown to schedule it at.
-        #[arg(long, value_name = "S")]
-        slowdown: Option<u64>,
-        /// For a program: the scheduler (default egraph).
-        #[arg(long, value_enum)]
-        strategy: Option<schedule_cmds::Strategy>,
         #[command(flatten)]
-        clock: ClockArgs,
+        source: DesignArgs,
         /// Write the graph to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -555,20 +523,10 @@ fn run(command: Command) -> CliResult {
             json,
         } => design_cmds::sim(&design, &program, random, frames, json),
         Command::Area {
-            design,
-            slowdown,
-            strategy,
-            clock,
+            source,
             json,
             yosys,
-        } => rtl_cmds::DesignSource {
-            file: &design,
-            slowdown,
-            strategy: program_only(&design, slowdown, strategy)?,
-            clock: clock.clock()?,
-        }
-        .design()
-        .and_then(|d| {
+        } => source.source()?.design().and_then(|d| {
             if yosys {
                 rtl_cmds::area_yosys(&d, json)
             } else {
@@ -576,37 +534,22 @@ fn run(command: Command) -> CliResult {
             }
         }),
         Command::Fmax {
-            design,
-            slowdown,
-            strategy,
-            clock,
+            source,
             seed,
             work,
             json,
-        } => rtl_cmds::DesignSource {
-            file: &design,
-            slowdown,
-            strategy: program_only(&design, slowdown, strategy)?,
-            clock: clock.clock()?,
-        }
-        .design()
-        .and_then(|d| rtl_cmds::fmax(&d, seed, work.as_deref(), json)),
+        } => source
+            .source()?
+            .design()
+            .and_then(|d| rtl_cmds::fmax(&d, seed, work.as_deref(), json)),
         Command::Rtl {
-            design,
-            slowdown,
-            strategy,
-            clock,
+            source,
             output,
             testbench,
             random,
             frames,
         } => rtl_cmds::rtl(
-            &rtl_cmds::DesignSource {
-                file: &design,
-                slowdown,
-                strategy: program_only(&design, slowdown, strategy)?,
-                clock: clock.clock()?,
-            },
+            &source.source()?,
             &output,
             testbench,
             random.unwrap_or(0),
@@ -650,20 +593,10 @@ fn run(command: Command) -> CliResult {
                 json,
             },
         ),
-        Command::Dot {
-            design,
-            slowdown,
-            strategy,
-            clock,
-            output,
-        } => rtl_cmds::DesignSource {
-            file: &design,
-            slowdown,
-            strategy: program_only(&design, slowdown, strategy)?,
-            clock: clock.clock()?,
-        }
-        .design()
-        .and_then(|d| design_cmds::dot(&d, output.as_deref())),
+        Command::Dot { source, output } => source
+            .source()?
+            .design()
+            .and_then(|d| design_cmds::dot(&d, output.as_deref())),
         Command::TestImage {
             output,
             width,
@@ -680,34 +613,6 @@ fn run(command: Command) -> CliResult {
         } => program_cmds::eval(&file, input.as_deref(), random, json, reference, &image),
         Command::Report(args) => report_cmds::report(&args),
     }
-}
-
-/// The scheduler of a command that takes a design (.st) or a program (.seq): an error if
-/// `--slowdown` or `--strategy` is given with a design, which is used as written and would
-/// silently ignore them.
-fn program_only(
-    file: &std::path::Path,
-    slowdown: Option<u64>,
-    strategy: Option<schedule_cmds::Strategy>,
-) -> Result<schedule_cmds::Strategy, String> {
-    if file.extension().is_none_or(|e| e != "seq") {
-        let given: Vec<&str> = [
-            slowdown.map(|_| "--slowdown"),
-            strategy.map(|_| "--strategy"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !given.is_empty() {
-            return Err(format!(
-                "{}: {} {} with a program (.seq); a design (.st) is used as written",
-                file.display(),
-                given.join(" and "),
-                if given.len() == 1 { "goes" } else { "go" }
-            ));
-        }
-    }
-    Ok(strategy.unwrap_or(schedule_cmds::Strategy::Egraph))
 }
 
 /// `tessera verify`: resolves the slowdowns of a program, then verifies.
