@@ -37,6 +37,22 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// Writes the test scene of `kind` at `width` x `height` to `path`.
+fn test_image(path: &Path, kind: &str, width: u32, height: u32) {
+    let (w, h) = (width.to_string(), height.to_string());
+    run_ok(&[
+        "test-image",
+        "--kind",
+        kind,
+        "--width",
+        &w,
+        "--height",
+        &h,
+        "-o",
+        s(path),
+    ]);
+}
+
 fn decode(p: &Path) -> image::DynamicImage {
     image::ImageReader::open(p).unwrap().decode().unwrap()
 }
@@ -62,17 +78,7 @@ fn the_test_scene_is_the_same_on_every_run() {
         ]);
         assert!(out.contains("64x36"), "{out}");
         let a2 = dir.join(format!("{kind}_a2.png"));
-        run_ok(&[
-            "test-image",
-            "--kind",
-            kind,
-            "--width",
-            "64",
-            "--height",
-            "36",
-            "-o",
-            s(&a2),
-        ]);
+        test_image(&a2, kind, 64, 36);
         assert_eq!(
             std::fs::read(&a).unwrap(),
             std::fs::read(&a2).unwrap(),
@@ -86,17 +92,7 @@ fn the_test_scene_is_the_same_on_every_run() {
         );
         if kind != "rgb" {
             // The same pixels through the PGM codec.
-            run_ok(&[
-                "test-image",
-                "--kind",
-                kind,
-                "--width",
-                "64",
-                "--height",
-                "36",
-                "-o",
-                s(&b),
-            ]);
+            test_image(&b, kind, 64, 36);
             assert_eq!(decode(&b).to_luma8(), img.to_luma8(), "{kind}");
         }
     }
@@ -116,27 +112,9 @@ fn bad_image_input_is_a_clear_error() {
     let dir = work_dir("bad");
     let conv = "examples/small/big_real_32_conv2d_16x8.seq";
     let small = dir.join("small.png");
-    run_ok(&[
-        "test-image",
-        "--width",
-        "8",
-        "--height",
-        "8",
-        "-o",
-        s(&small),
-    ]);
+    test_image(&small, "gray", 8, 8);
     let rgb = dir.join("rgb.png");
-    run_ok(&[
-        "test-image",
-        "--kind",
-        "rgb",
-        "--width",
-        "16",
-        "--height",
-        "8",
-        "-o",
-        s(&rgb),
-    ]);
+    test_image(&rgb, "rgb", 16, 8);
     let junk = dir.join("junk.png");
     std::fs::write(&junk, "not an image").unwrap();
     let jpeg = dir.join("photo.png");
@@ -185,15 +163,7 @@ fn bad_image_input_is_a_clear_error() {
     );
     // Output names and options.
     let ok_in = dir.join("ok.png");
-    run_ok(&[
-        "test-image",
-        "--width",
-        "16",
-        "--height",
-        "8",
-        "-o",
-        s(&ok_in),
-    ]);
+    test_image(&ok_in, "gray", 16, 8);
     refused(
         &[
             "verify",
@@ -262,35 +232,9 @@ fn the_rtl_image_equals_the_interpreters() {
     let gray = dir.join("gray.png");
     let bayer = dir.join("bayer.png");
     let gray8 = dir.join("gray8.png");
-    run_ok(&[
-        "test-image",
-        "--width",
-        "16",
-        "--height",
-        "8",
-        "-o",
-        s(&gray),
-    ]);
-    run_ok(&[
-        "test-image",
-        "--kind",
-        "bayer-grbg",
-        "--width",
-        "16",
-        "--height",
-        "8",
-        "-o",
-        s(&bayer),
-    ]);
-    run_ok(&[
-        "test-image",
-        "--width",
-        "8",
-        "--height",
-        "8",
-        "-o",
-        s(&gray8),
-    ]);
+    test_image(&gray, "gray", 16, 8);
+    test_image(&bayer, "bayer-grbg", 16, 8);
+    test_image(&gray8, "gray", 8, 8);
     let cases = [
         (
             "examples/small/big_real_32_conv2d_16x8.seq",
@@ -469,17 +413,7 @@ fn images_map_to_inputs_by_name_depth_and_channels() {
     assert_eq!(decode(&total).to_luma16().into_raw(), vec![want]);
     // RGB pixels are atom tuples, red first; a nested input takes its rows from the image.
     let rgb = dir.join("rgb.png");
-    run_ok(&[
-        "test-image",
-        "--kind",
-        "rgb",
-        "--width",
-        "16",
-        "--height",
-        "8",
-        "-o",
-        s(&rgb),
-    ]);
+    test_image(&rgb, "rgb", 16, 8);
     let swapped = dir.join("swapped.ppm");
     run_ok(&[
         "eval",
@@ -505,17 +439,7 @@ fn images_map_to_inputs_by_name_depth_and_channels() {
         "a .pgm file is grayscale",
     );
     let tall = dir.join("tall.png");
-    run_ok(&[
-        "test-image",
-        "--kind",
-        "rgb",
-        "--width",
-        "8",
-        "--height",
-        "16",
-        "-o",
-        s(&tall),
-    ]);
+    test_image(&tall, "rgb", 8, 16);
     refused(
         &[
             "eval",

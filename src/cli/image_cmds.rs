@@ -2,9 +2,9 @@
 //! the output (`eval`, `verify`), and `test-image`, which makes the synthetic test scene.
 
 use super::CliResult;
+use crate::imageio;
 use crate::imageio::scene::{scene, SceneKind};
 use crate::imageio::shape::{input_scalars, output_picture};
-use crate::imageio::{self, Picture};
 use crate::seq::types::SeqType;
 use crate::seq::{FlatValue, Program};
 use std::path::{Path, PathBuf};
@@ -57,24 +57,40 @@ impl ImageArgs {
     }
 }
 
+/// One input's image: where it came from, what it is, and its pixels as the input's flat
+/// scalars (the decoded samples are not kept beside them).
+#[derive(Clone, Debug)]
+pub struct InputImage {
+    /// The file.
+    pub file: PathBuf,
+    /// Pixels per row, rows.
+    pub size: (u32, u32),
+    /// Bits per sample.
+    pub depth: u8,
+    /// `gray 8-bit`, `RGB 16-bit`, ...
+    pub kind: String,
+    /// The input's scalars, in the program's atom order.
+    pub scalars: Vec<u32>,
+}
+
 /// The images given for a program's inputs, read and checked against the input types.
 #[derive(Clone, Debug)]
 pub struct InputImages {
-    /// Per program input, in declaration order: the file and its flat scalars.
-    pub inputs: Vec<(PathBuf, Picture, Vec<u32>)>,
+    /// Per program input, in declaration order.
+    pub inputs: Vec<InputImage>,
 }
 
 impl InputImages {
     /// The output image's default width and depth: the first input image's.
     pub fn defaults(&self) -> (Option<u32>, Option<u8>) {
-        self.inputs.first().map_or((None, None), |(_, pic, _)| {
-            (Some(pic.width), Some(pic.depth))
-        })
+        self.inputs
+            .first()
+            .map_or((None, None), |im| (Some(im.size.0), Some(im.depth)))
     }
 
     /// Input `k` (of type `ty`) as a flat value.
     pub fn flat(&self, k: usize, ty: &SeqType) -> FlatValue {
-        let scalars = self.inputs[k].2.clone();
+        let scalars = self.inputs[k].scalars.clone();
         FlatValue {
             ty: ty.clone(),
             undef: vec![false; scalars.len()],
@@ -121,7 +137,13 @@ pub fn read_inputs(p: &Program, specs: &[String]) -> Result<Option<InputImages>,
         let pic = imageio::read(&file)?;
         let scalars = input_scalars(&pic, names[k], &p.inputs[k].ty)
             .map_err(|e| format!("{}: {e}", file.display()))?;
-        inputs.push((file, pic, scalars));
+        inputs.push(InputImage {
+            file,
+            size: (pic.width, pic.height),
+            depth: pic.depth,
+            kind: pic.kind(),
+            scalars,
+        });
     }
     Ok(Some(InputImages { inputs }))
 }

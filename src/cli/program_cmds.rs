@@ -123,7 +123,7 @@ pub fn eval(
                 .map(|(k, d)| {
                     let v = match &images {
                         Some(im) => {
-                            serde_json::json!({"image": im.inputs[k].0.display().to_string()})
+                            serde_json::json!({"image": im.inputs[k].file.display().to_string()})
                         }
                         None => serde_json::json!({"random": seed}),
                     };
@@ -169,14 +169,14 @@ pub fn eval(
             }
         }
         if let Some(im) = &images {
-            for (d, (file, pic, _)) in p.inputs.iter().zip(&im.inputs) {
-                let (w_, h) = (pic.width, pic.height);
+            for (d, i) in p.inputs.iter().zip(&im.inputs) {
+                let (w_, h) = i.size;
                 writeln!(
                     w,
                     "input {} = {} ({w_}x{h} {})",
                     d.name,
-                    file.display(),
-                    pic.kind()
+                    i.file.display(),
+                    i.kind
                 )?;
             }
         }
