@@ -118,6 +118,15 @@ fn box5x5_u16_in_rtl() {
     run(&[("examples/box5x5_u16.seq", &[1, 4, 16])]);
 }
 
+/// The downsampling examples, whose e-graph designs skip the dropped samples' arithmetic.
+#[test]
+fn downsampling_examples_in_rtl() {
+    run(&[
+        ("examples/pyramid_1d.seq", &[1, 3, 9, 27, 81]),
+        ("examples/first_layer_pyr.seq", &[1, 4, 16]),
+    ]);
+}
+
 #[test]
 fn map_in_rtl() {
     run(&[("examples/map.seq", &[1, 5, 10, 20, 25, 40, 50, 100, 200])]);

@@ -268,3 +268,32 @@ fn greedy_matches_ilp_on_seeds_and_map() {
         }
     }
 }
+
+/// Downsampling after a blur (`rules/seq/down.rules`, the `simplify` set): the e-graph moves
+/// the strided selections before the blur's arithmetic, so at one frame per clock its design
+/// computes only the kept samples: at most 0.35x the baseline's model area, simulated equal
+/// to the interpreter. The 1-D pyramid is no larger than the baseline at every default
+/// slowdown.
+#[test]
+fn downsampling_moves_before_the_work() {
+    let o = egraph::Options::default();
+    for file in ["examples/pyramid_1d.seq", "examples/first_layer_pyr.seq"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let p = load_program(&path).unwrap_or_else(|e| panic!("{e}"));
+        let got = egraph::schedule(&p, 1, &o).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let base = aetherling::schedule(&p, 1).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            got.area <= 0.35 * base.area,
+            "{file} at slowdown 1: e-graph area {} is more than 0.35x the baseline's {}",
+            got.area,
+            base.area
+        );
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pyramid_1d.seq");
+    let p = load_program(&path).unwrap_or_else(|e| panic!("{e}"));
+    check(
+        "examples/pyramid_1d.seq",
+        &tessera::schedule::slowdown::default_slowdowns(&p),
+    );
+    check("examples/first_layer_pyr.seq", &[1, 2, 4, 16]);
+}

@@ -115,6 +115,14 @@ fn conv2d_published_vector() {
     assert_eq!(check_published("conv2d", &out, &expected), 4);
 }
 
+/// The 1-D pyramid's vector from Test_Slowdown.hs (benchmarks.md §2.6).
+#[test]
+fn pyramid_1d_published_vector() {
+    let p = example("pyramid_1d.seq");
+    let out = run(&p, &[raw_seq(1..=27)]);
+    assert_eq!(check_published("pyramid_1d", &out, &[5, 14, 23]), 3);
+}
+
 #[test]
 fn conv2d_b2b_published_vector() {
     let p = example("conv2d_b2b.seq");
@@ -534,6 +542,8 @@ fn every_example_checks_with_its_documented_type() {
     let cases = [
         ("map.seq", u8s(200), u8s(200)),
         ("box5x5_u16.seq", u8s(64), u8s(64)),
+        ("pyramid_1d.seq", u8s(27), u8s(3)),
+        ("first_layer_pyr.seq", u8s(64), u8s(16)),
         ("conv2d.seq", u8s(16), u8s(16)),
         ("conv2d_b2b.seq", u8s(16), u8s(16)),
         ("conv2d_b2b_3x3_repeat.seq", u8s(16), u8s(16)),

@@ -39,11 +39,13 @@ pub(super) struct SatArgs {
     /// Inner factors nesting may use: a list such as 2,4, or `all`.
     #[arg(long, value_name = "LIST")]
     factors: Option<String>,
-    /// Rule sets to use, such as program,core or program,core,extra (default program,core;
-    /// `program` rules rewrite the program once, before saturation).
+    /// Rule sets to use, such as program,simplify,core or program,simplify,core,extra
+    /// (default program,simplify,core; `prove` adds fusion). `program` rules rewrite the
+    /// program once, then `simplify` and `fusion` rules run to a fixpoint, then the others
+    /// saturate.
     #[arg(long, value_name = "LIST")]
     sets: Option<String>,
-    /// Iteration limit (default: `saturate` 6 and `prove` 30; 6 iterations and 3000 e-nodes
+    /// Iteration limit (default: `saturate` 6 and `prove` 40; 6 iterations and 3000 e-nodes
     /// are the scheduler's phase 1, which `saturate` shows).
     #[arg(long, value_name = "N")]
     iter_limit: Option<usize>,

@@ -47,7 +47,12 @@ fn parse_factors(text: &str) -> Result<FactorPolicy, String> {
 }
 
 /// The configuration the options ask for, with `d`'s limits where they give none.
-fn config(o: &SatOptions, rules: &RuleSet, d: Limits) -> Result<(SatConfig, bool), String> {
+fn config(
+    o: &SatOptions,
+    rules: &RuleSet,
+    d: Limits,
+    base: SatConfig,
+) -> Result<(SatConfig, bool), String> {
     let mut cfg = SatConfig {
         limits: Limits {
             iterations: o.iter_limit.unwrap_or(d.iterations),
@@ -57,7 +62,7 @@ fn config(o: &SatOptions, rules: &RuleSet, d: Limits) -> Result<(SatConfig, bool
                 .map(|s| super::args::seconds("--time-limit", s))
                 .transpose()?,
         },
-        ..SatConfig::default()
+        ..base
     };
     let explicit = o.factors.is_some();
     if let Some(f) = &o.factors {
@@ -98,7 +103,7 @@ pub fn rules(dir: Option<&Path>, check: bool, json: bool, seed: u64) -> CliResul
             .map(|(k, r)| {
                 let mut o = serde_json::json!({
                     "name": r.name,
-                    "set": r.set,
+                    "sets": r.sets,
                     "file": r.file,
                     "lhs": r.lhs_text(),
                     "rhs": r.rhs_text(),
@@ -177,7 +182,7 @@ pub fn prove_cmd(
     let pb = load_program(b)?;
     let rules = load_rules(o.rules.as_deref())?;
     // A proof needs room to meet: prove keeps the runner's own, larger defaults.
-    let (mut cfg, explicit) = config(o, &rules, Limits::default())?;
+    let (mut cfg, explicit) = config(o, &rules, Limits::default(), SatConfig::for_proof())?;
     if explicit {
         let lengths = crate::egraph::prove::sequence_lengths(&[&pa, &pb]);
         cfg.factors = cfg.factors.with_lengths(lengths);
@@ -225,7 +230,7 @@ pub fn saturate_cmd(file: &Path, json: bool, stats: bool, o: &SatOptions) -> Cli
     // The scheduler's phase-1 limits by default, so `saturate` shows the e-graph the
     // scheduler works on.
     let phase1 = crate::schedule::egraph::Options::default().phase1;
-    let (cfg, _) = config(o, &rules, phase1.clone())?;
+    let (cfg, _) = config(o, &rules, phase1.clone(), SatConfig::default())?;
     let sat = saturate_program(&p, &rules, &cfg);
     let r = &sat.report;
     let l = &cfg.limits;

@@ -64,6 +64,10 @@ pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
         "rules/seq/cast.rules",
         include_str!("../../rules/seq/cast.rules"),
     ),
+    (
+        "rules/seq/down.rules",
+        include_str!("../../rules/seq/down.rules"),
+    ),
 ];
 
 /// A `where` clause: a condition or generator applied to variables.
@@ -110,9 +114,11 @@ pub struct Rule {
     pub split_group: Option<String>,
     /// For split rules: the bit that marks the group's products.
     pub split_bit: Option<u32>,
-    /// The rule set it belongs to (`core` unless the file says `(set NAME)`); saturation
-    /// uses only the sets it is asked for (see [`super::saturate::SatConfig::sets`]).
-    pub set: String,
+    /// The rule sets it belongs to (`core` unless the file says `(set NAME ...)`);
+    /// saturation uses only the sets it is asked for (see
+    /// [`super::saturate::SatConfig::sets`]). A rule in several sets runs in each phase
+    /// that uses one of them (a `simplify` rule that is also `core` runs in both).
+    pub sets: Vec<String>,
     /// The file the rule came from.
     pub file: String,
 }
@@ -249,7 +255,9 @@ impl RuleSet {
                 .unwrap_or_default();
             s.push_str(&format!(
                 "\n{}  [set {}{split}]  {}\n",
-                r.name, r.set, r.file
+                r.name,
+                r.sets.join(","),
+                r.file
             ));
             if !r.doc.is_empty() {
                 s.push_str(&format!("  {}\n", r.doc));
@@ -269,9 +277,9 @@ impl RuleSet {
     /// The names of the rule sets present, in order of first appearance.
     pub fn set_names(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for r in &self.rules {
-            if !out.contains(&r.set) {
-                out.push(r.set.clone());
+        for set in self.rules.iter().flat_map(|r| &r.sets) {
+            if !out.contains(set) {
+                out.push(set.clone());
             }
         }
         out
@@ -286,7 +294,7 @@ impl RuleSet {
     ) -> Vec<Rewrite<SeqLang, SeqAnalysis>> {
         self.rules
             .iter()
-            .filter(|r| sets.contains(&r.set))
+            .filter(|r| r.sets.iter().any(|s| sets.contains(s)))
             .map(|r| {
                 let applier = RuleApplier {
                     rule: r.clone(),
@@ -355,7 +363,7 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
     let rerr = |pos, m: String| at(pos, format!("rule `{name}`: {m}"));
     let (mut doc, mut seed, mut lhs, mut rhs, mut clauses_sx, mut show_sx, mut split) =
         (String::new(), None, None, None, None, None, None);
-    let mut set = "core".to_string();
+    let mut set = vec!["core".to_string()];
     for part in &items[2..] {
         let Some(key) = part.head() else {
             return Err(rerr(
@@ -385,8 +393,11 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
             "show" => show_sx = Some(body),
             "set" => {
                 set = match body {
-                    [g] if g.atom().is_some() => g.to_string(),
-                    _ => return Err(rerr(part.pos, "expected `(set NAME)`".into())),
+                    [] => return Err(rerr(part.pos, "expected `(set NAME ...)`".into())),
+                    names if names.iter().all(|g| g.atom().is_some()) => {
+                        names.iter().map(|g| g.to_string()).collect()
+                    }
+                    _ => return Err(rerr(part.pos, "expected `(set NAME ...)`".into())),
                 }
             }
             "split" => {
@@ -523,7 +534,7 @@ pub fn parse_rule(file: &str, form: &Sexp) -> Result<Rule, Diagnostic> {
         show,
         split_group: split,
         split_bit: None,
-        set,
+        sets: set,
         file: file.to_string(),
     })
 }

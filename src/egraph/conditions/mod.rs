@@ -135,6 +135,8 @@ use Mode::{In, InOut, Out};
 pub const GENERATORS: &[GenSpec] = &[
     GenSpec { name: "factor", modes: &[In, Out, Out], doc: "(factor ?n ?no ?ni): one binding per factor pair n = no*ni allowed by the factor policy (no, ni >= 2)" },
     GenSpec { name: "mul", modes: &[In, In, InOut], doc: "(mul ?a ?b ?c): c = a*b" },
+    GenSpec { name: "sub", modes: &[In, In, Out], doc: "(sub ?a ?b ?c): c = a - b; rejects when b > a" },
+    GenSpec { name: "groups-back", modes: &[In, In, In, In, Out, Out], doc: "(groups-back ?no ?ni ?i ?s ?q ?j): element i of a group of ni (of no groups), shifted by s > i, comes from element j of the group q groups earlier: q = ceil((s-i)/ni), j = q*ni - (s-i); rejects q >= no" },
     GenSpec { name: "divmod", modes: &[In, In, Out, Out], doc: "(divmod ?a ?b ?q ?r): q = a div b, r = a mod b (b > 0)" },
     GenSpec { name: "eq", modes: &[In, In], doc: "(eq ?a ?b): the numbers are equal" },
     GenSpec { name: "ne", modes: &[In, In], doc: "(ne ?a ?b): the numbers differ" },
@@ -227,6 +229,29 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
                 Some(c) => vec![with(b, vec![(args[2], Bound::Term(num_frag(c)))])],
                 None => vec![],
             },
+            _ => vec![],
+        },
+        "sub" => match (n(0), n(1)) {
+            (Some(x), Some(y)) if y <= x => {
+                vec![with(b, vec![(args[2], Bound::Term(num_frag(x - y)))])]
+            }
+            _ => vec![],
+        },
+        "groups-back" => match (n(0), n(1), n(2), n(3)) {
+            (Some(no), Some(ni), Some(i), Some(s)) if ni > 0 && i < s => {
+                let back = s - i;
+                let q = back.div_ceil(ni);
+                if q >= no {
+                    return vec![];
+                }
+                vec![with(
+                    b,
+                    vec![
+                        (args[4], Bound::Term(num_frag(q))),
+                        (args[5], Bound::Term(num_frag(q * ni - back))),
+                    ],
+                )]
+            }
             _ => vec![],
         },
         "divmod" => match (n(0), n(1)) {
