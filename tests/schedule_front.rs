@@ -307,3 +307,30 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_ne!(out.status.code(), Some(101), "{err}");
 }
+
+/// A row whose stream graph reached its node bound says so, in the table and the JSON;
+/// a complete search says nothing.
+#[test]
+fn explore_says_when_a_search_was_truncated() {
+    let run = |file: &str, s: &str, json: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tessera"));
+        c.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["explore", file, "--slowdowns", s]);
+        if json {
+            c.arg("--json");
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{file} at {s}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let cut = "examples/first_layer_pyr.seq";
+    assert!(run(cut, "16", false).contains("(search truncated)"));
+    let doc: serde_json::Value = serde_json::from_str(&run(cut, "16", true)).unwrap();
+    assert_eq!(doc["rows"][0]["truncated"], true);
+    let whole = "examples/pyramid_1d.seq";
+    let table = run(whole, "1", false);
+    let row = table.lines().nth(1).unwrap();
+    assert!(!row.contains("truncated"), "{row}");
+    let doc: serde_json::Value = serde_json::from_str(&run(whole, "1", true)).unwrap();
+    assert_eq!(doc["rows"][0]["truncated"], false);
+}

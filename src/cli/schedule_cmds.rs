@@ -509,6 +509,10 @@ pub fn explore(
                 (Some(e), _) => format!("  ({})", one_line(e)),
                 (None, Some(b)) => format!("  (the s={} design in bursts)", b.from),
                 (None, None) => String::new(),
+            } + if r.truncated && r.error.is_none() {
+                "  (search truncated)"
+            } else {
+                ""
             },
         );
     }
@@ -530,6 +534,8 @@ stream graph  nodes (n) / classes (c) of the graph of layouts the extraction cho
 vector        the area's parts: l LUT-equivalent logic, ff flip-flop bits, ram RAM bits,
               dsp multipliers
 input/output  the layouts of the design's ports (tseq: over clocks, sseq: lanes in space)
+truncated     the stream graph reached its node bound before every class was lowered: a
+              smaller design may exist outside the part searched (JSON: \"truncated\")
 ";
 
 /// The `--explain` part of `tessera schedule`: the derivation and the lowering.

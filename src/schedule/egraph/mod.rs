@@ -655,6 +655,9 @@ pub struct Row {
     pub output: String,
     /// Set when the row's design is a faster slowdown's design run in bursts.
     pub burst: Option<Burst>,
+    /// The stream graph of the row's design reached its node bound before every class was
+    /// lowered: a smaller design may exist outside the part searched.
+    pub truncated: bool,
     /// True if no other row is at least as fast (slowdown at most this one's) with at most
     /// this area, one of the two strictly.
     pub pareto: bool,
@@ -782,6 +785,7 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                     inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
                     output: got.output_layout.to_string(),
                     burst: got.burst,
+                    truncated: got.truncated,
                     pareto: false,
                     error: None,
                 }
@@ -801,6 +805,7 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                 inputs: Vec::new(),
                 output: String::new(),
                 burst: None,
+                truncated: false,
                 pareto: false,
                 error: Some(e),
             },
