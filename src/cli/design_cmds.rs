@@ -93,10 +93,22 @@ pub fn check(file: &Path, json: bool) -> CliResult {
     Ok(0)
 }
 
+/// A design that cannot implement its program, as an error naming both files.
+pub(super) fn mismatch(design: &Path, program: &Path, r: Result<(), String>) -> Result<(), String> {
+    r.map_err(|e| {
+        format!(
+            "{}: does not implement the program {}: {e}",
+            design.display(),
+            program.display()
+        )
+    })
+}
+
 /// `tessera sim DESIGN.st --program FILE.seq [--random SEED] [--frames N] [--json]`.
 pub fn sim(file: &Path, program: &Path, seed: Option<u64>, frames: usize, json: bool) -> CliResult {
     let d = load_design(file)?;
     let p = load_program(program)?;
+    mismatch(file, program, crate::st::verify::check_compatible(&d, &p))?;
     let seed = seed.unwrap_or(0);
     if frames == 0 {
         return Err("--frames must be at least 1".into());

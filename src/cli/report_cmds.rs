@@ -57,6 +57,21 @@ pub struct ReportArgs {
     clock: super::ClockArgs,
 }
 
+impl ReportArgs {
+    /// Every file and directory named on the command line.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self.apps.iter().chain(&self.app).cloned().collect();
+        out.extend(
+            self.paper
+                .iter()
+                .chain(&self.svg_dir)
+                .chain(&self.aetherling_rtl)
+                .cloned(),
+        );
+        out
+    }
+}
+
 /// `tessera report`: schedules every app at its slowdowns with both schedulers and prints
 /// the comparison.
 pub fn report(a: &ReportArgs, progress: crate::util::progress::Reporter) -> CliResult {

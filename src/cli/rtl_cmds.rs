@@ -176,7 +176,9 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         let program = a
             .program
             .ok_or("a design (.st) needs --program FILE.seq to be compared with")?;
-        (load_program(program)?, vec![load_design(a.file)?])
+        let (p, d) = (load_program(program)?, load_design(a.file)?);
+        super::design_cmds::mismatch(a.file, program, crate::st::verify::check_compatible(&d, &p))?;
+        (p, vec![d])
     };
     if (a.image.output.is_some() || a.vcd.is_some()) && designs.len() > 1 {
         return Err(format!(
