@@ -150,3 +150,42 @@ fn a_transposing_reshape_synthesizes_to_its_buffer() {
         info.storage.ff_bits
     );
 }
+
+/// `tessera area --yosys` keeps the model's per-operator table (issue 18) and adds the
+/// synthesized totals, in text and in JSON.
+#[test]
+fn area_yosys_keeps_the_per_operator_table() {
+    if !require_tool(&["yosys"], "area --yosys") {
+        return;
+    }
+    let design = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/designs/diamond_s2.st");
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .arg("area")
+            .arg(&design)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let model = run(&[]);
+    let with = run(&["--yosys"]);
+    // every line of the model's report, table rows and total included, in order
+    assert!(
+        with.starts_with(&model),
+        "model:\n{model}\nwith yosys:\n{with}"
+    );
+    assert!(model.lines().count() > 4, "{model}");
+    assert!(with[model.len()..].contains("  yosys: LUT "), "{with}");
+
+    let model: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    let with: serde_json::Value = serde_json::from_str(&run(&["--json", "--yosys"])).unwrap();
+    assert_eq!(model["by_operator"], with["by_operator"]);
+    assert_eq!(model["total"], with["total"]);
+    assert!(with["yosys"]["lut"].as_u64().is_some(), "{with}");
+}

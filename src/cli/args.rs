@@ -35,7 +35,7 @@ pub(super) fn seconds(flag: &str, x: f64) -> Result<Duration, String> {
 pub(super) struct SatArgs {
     /// Read the rules from this directory instead of the built-in ones.
     #[arg(long, value_name = "DIR")]
-    rules: Option<PathBuf>,
+    pub(super) rules: Option<PathBuf>,
     /// Inner factors nesting may use: a list such as 2,4, or `all`.
     #[arg(long, value_name = "LIST")]
     factors: Option<String>,
@@ -136,6 +136,11 @@ pub(super) struct DesignArgs {
 }
 
 impl DesignArgs {
+    /// The design or program file.
+    pub(super) fn file(&self) -> &Path {
+        &self.design
+    }
+
     /// Where the design comes from; an error for options a design file would ignore or a
     /// bad clock.
     pub(super) fn source(&self) -> Result<DesignSource<'_>, String> {

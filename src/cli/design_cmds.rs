@@ -93,10 +93,22 @@ pub fn check(file: &Path, json: bool) -> CliResult {
     Ok(0)
 }
 
+/// A design that cannot implement its program, as an error naming both files.
+pub(super) fn mismatch(design: &Path, program: &Path, r: Result<(), String>) -> Result<(), String> {
+    r.map_err(|e| {
+        format!(
+            "{}: does not implement the program {}: {e}",
+            design.display(),
+            program.display()
+        )
+    })
+}
+
 /// `tessera sim DESIGN.st --program FILE.seq [--random SEED] [--frames N] [--json]`.
 pub fn sim(file: &Path, program: &Path, seed: Option<u64>, frames: usize, json: bool) -> CliResult {
     let d = load_design(file)?;
     let p = load_program(program)?;
+    mismatch(file, program, crate::st::verify::check_compatible(&d, &p))?;
     let seed = seed.unwrap_or(0);
     if frames == 0 {
         return Err("--frames must be at least 1".into());
@@ -190,50 +202,67 @@ fn lane_text(l: &Lane) -> String {
 
 /// `tessera area DESIGN.st [--json]`: the model area by operator.
 pub fn area_cmd(d: &Design, json: bool) -> CliResult {
-    let w = Weights::default();
-    let r = area(d);
     if json {
-        let by_op: serde_json::Map<String, serde_json::Value> = r
-            .by_op
-            .iter()
-            .map(|(k, (n, a))| {
-                let mut j = area_json(a, &w);
-                j["instances"] = (*n).into();
-                (k.clone(), j)
-            })
-            .collect();
-        let doc = serde_json::json!({
-            "design": d.name,
-            "weights": serde_json::to_value(w)?,
-            "total": area_json(&r.total, &w),
-            "by_operator": by_op,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        println!("{}", serde_json::to_string_pretty(&area_doc(d))?);
     } else {
-        println!("design {}", d.name);
-        println!(
-            "  {:<18} {:>9} {:>8} {:>8} {:>9} {:>5} {:>9}",
-            "operator", "instances", "logic", "ff", "ram", "dsp", "scalar"
-        );
-        for (k, (n, a)) in &r.by_op {
-            println!(
-                "  {:<18} {:>9} {:>8} {:>8} {:>9} {:>5} {:>9.1}",
-                k,
-                n,
-                a.logic,
-                a.ff_bits,
-                a.ram_bits,
-                a.dsp,
-                a.scalar(&w)
-            );
-        }
-        println!("  total: {}", area_text(&r.total, &w));
-        println!(
-            "  weights: logic {}, ff bit {}, ram bit {}, dsp {} (docs/area-model.md)",
-            w.logic, w.ff_bit, w.ram_bit, w.dsp
-        );
+        print!("{}", area_table(d));
     }
     Ok(0)
+}
+
+/// The model area of `d` as JSON: design, weights, total and `by_operator` (what `area
+/// --json` prints; `area --yosys --json` adds the synthesis beside it).
+pub(super) fn area_doc(d: &Design) -> serde_json::Value {
+    let w = Weights::default();
+    let r = area(d);
+    let by_op: serde_json::Map<String, serde_json::Value> = r
+        .by_op
+        .iter()
+        .map(|(k, (n, a))| {
+            let mut j = area_json(a, &w);
+            j["instances"] = (*n).into();
+            (k.clone(), j)
+        })
+        .collect();
+    serde_json::json!({
+        "design": d.name,
+        "weights": serde_json::to_value(w).expect("weights serialize"),
+        "total": area_json(&r.total, &w),
+        "by_operator": by_op,
+    })
+}
+
+/// The model area of `d` as text: one row per operator kind, the total and the weights.
+pub(super) fn area_table(d: &Design) -> String {
+    use std::fmt::Write;
+    let w = Weights::default();
+    let r = area(d);
+    let mut out = format!("design {}\n", d.name);
+    let _ = writeln!(
+        out,
+        "  {:<18} {:>9} {:>8} {:>8} {:>9} {:>5} {:>9}",
+        "operator", "instances", "logic", "ff", "ram", "dsp", "scalar"
+    );
+    for (k, (n, a)) in &r.by_op {
+        let _ = writeln!(
+            out,
+            "  {:<18} {:>9} {:>8} {:>8} {:>9} {:>5} {:>9.1}",
+            k,
+            n,
+            a.logic,
+            a.ff_bits,
+            a.ram_bits,
+            a.dsp,
+            a.scalar(&w)
+        );
+    }
+    let _ = writeln!(out, "  total: {}", area_text(&r.total, &w));
+    let _ = writeln!(
+        out,
+        "  weights: logic {}, ff bit {}, ram bit {}, dsp {} (docs/area-model.md)",
+        w.logic, w.ff_bit, w.ram_bit, w.dsp
+    );
+    out
 }
 
 /// `tessera dot (DESIGN.st | FILE.seq --slowdown S) [-o FILE]`.

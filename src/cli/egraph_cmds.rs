@@ -189,7 +189,8 @@ pub fn prove_cmd(
     } else {
         cfg.factors = program_factors(&[&pa, &pb]);
     }
-    let out = prove(&pa, &pb, &rules, &cfg, explain)?;
+    let out = prove(&pa, &pb, &rules, &cfg, explain)
+        .map_err(|e| format!("{} and {}: {e}", a.display(), b.display()))?;
     if json {
         let mut doc = serde_json::json!({
             "lhs": a.display().to_string(),

@@ -35,6 +35,17 @@ pub struct ImageArgs {
     pub depth: Option<u8>,
 }
 
+impl ImageArgs {
+    /// The image files named: inputs (`NAME=` dropped) and the output.
+    pub fn files(&self) -> Vec<PathBuf> {
+        self.images
+            .iter()
+            .map(|i| PathBuf::from(i.split_once('=').map_or(i.as_str(), |(_, f)| f)))
+            .chain(self.output.clone())
+            .collect()
+    }
+}
+
 fn parse_depth(s: &str) -> Result<u8, String> {
     match s {
         "8" => Ok(8),

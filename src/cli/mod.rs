@@ -7,8 +7,10 @@
 mod args;
 mod design_cmds;
 mod egraph_cmds;
+mod errors;
 mod image_cmds;
 mod program_cmds;
+mod progress;
 mod report_cmds;
 mod rtl_cmds;
 mod schedule_cmds;
@@ -25,6 +27,11 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Draw no progress bars on stderr. Bars are drawn only when stderr is a terminal,
+    /// never with --json, and only for work that runs longer than a second or two
+    /// (explore, schedule, report, verify, synthesis).
+    #[arg(long, global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -414,18 +421,19 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    let result = run(cli.command);
+    let files = cli.command.files();
+    let result = run(cli.command, cli.quiet);
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("{}", errors::naming_a_file(&e.to_string(), &files));
             2
         }
     }
 }
 
 /// Runs one command: its exit code, or the error to print (exit 2).
-fn run(command: Command) -> CliResult {
+fn run(command: Command, quiet: bool) -> CliResult {
     match command {
         Command::Rules {
             check,
@@ -490,6 +498,7 @@ fn run(command: Command) -> CliResult {
                     output_layout: output_layout.as_deref(),
                     burst: !no_burst,
                     clock: clock.clock()?,
+                    progress: progress::reporter(json, quiet),
                 },
             )
         }
@@ -507,6 +516,7 @@ fn run(command: Command) -> CliResult {
             !no_baseline,
             json,
             clock.clock()?,
+            progress::reporter(json, quiet),
         ),
         Command::Check { file, json } => {
             if file.extension().is_some_and(|e| e == "st") {
@@ -528,7 +538,7 @@ fn run(command: Command) -> CliResult {
             yosys,
         } => source.source()?.design().and_then(|d| {
             if yosys {
-                rtl_cmds::area_yosys(&d, json)
+                rtl_cmds::area_yosys(&d, json, &progress::reporter(json, quiet))
             } else {
                 design_cmds::area_cmd(&d, json)
             }
@@ -538,10 +548,10 @@ fn run(command: Command) -> CliResult {
             seed,
             work,
             json,
-        } => source
-            .source()?
-            .design()
-            .and_then(|d| rtl_cmds::fmax(&d, seed, work.as_deref(), json)),
+        } => source.source()?.design().and_then(|d| {
+            let progress = progress::reporter(json, quiet);
+            rtl_cmds::fmax(&d, seed, work.as_deref(), json, &progress)
+        }),
         Command::Rtl {
             source,
             output,
@@ -591,6 +601,7 @@ fn run(command: Command) -> CliResult {
                 image: &image,
                 vcd: vcd.as_deref(),
                 json,
+                progress: progress::reporter(json, quiet),
             },
         ),
         Command::Dot { source, output } => source
@@ -611,7 +622,10 @@ fn run(command: Command) -> CliResult {
             json,
             reference,
         } => program_cmds::eval(&file, input.as_deref(), random, json, reference, &image),
-        Command::Report(args) => report_cmds::report(&args),
+        Command::Report(args) => {
+            let progress = progress::reporter(args.json, quiet);
+            report_cmds::report(&args, progress)
+        }
     }
 }
 

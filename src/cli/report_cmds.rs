@@ -26,7 +26,7 @@ pub struct ReportArgs {
     yosys: bool,
     /// Print as JSON.
     #[arg(long, conflicts_with = "md")]
-    json: bool,
+    pub json: bool,
     /// Print as markdown: the columns explained, one table per app, a summary.
     #[arg(long)]
     md: bool,
@@ -57,9 +57,24 @@ pub struct ReportArgs {
     clock: super::ClockArgs,
 }
 
+impl ReportArgs {
+    /// Every file and directory named on the command line.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self.apps.iter().chain(&self.app).cloned().collect();
+        out.extend(
+            self.paper
+                .iter()
+                .chain(&self.svg_dir)
+                .chain(&self.aetherling_rtl)
+                .cloned(),
+        );
+        out
+    }
+}
+
 /// `tessera report`: schedules every app at its slowdowns with both schedulers and prints
 /// the comparison.
-pub fn report(a: &ReportArgs) -> CliResult {
+pub fn report(a: &ReportArgs, progress: crate::util::progress::Reporter) -> CliResult {
     let slowdowns = a.slowdowns.as_deref().map(parse_slowdowns).transpose()?;
     let mut files = Vec::new();
     for dir in &a.apps {
@@ -90,7 +105,7 @@ pub fn report(a: &ReportArgs) -> CliResult {
     let o = ReportOptions {
         yosys: a.yosys,
         paper,
-        progress: true,
+        progress,
         baseline_budget,
         fmax: a.fmax,
         aetherling_rtl,

@@ -11,7 +11,6 @@ use crate::seq::load_program;
 use crate::seq::types::SeqType;
 use crate::seq::value::random_value;
 use crate::seq::Value;
-use crate::st::area::{area, Weights};
 use crate::st::stream::flatten;
 use crate::st::{load_design, Design};
 use crate::util::rng::Rng;
@@ -142,6 +141,8 @@ pub struct VerifyArgs<'a> {
     pub vcd: Option<&'a Path>,
     /// JSON output.
     pub json: bool,
+    /// Where each slowdown scheduled and verified is reported.
+    pub progress: crate::util::progress::Reporter,
 }
 
 /// `tessera verify (DESIGN.st --program FILE.seq | FILE.seq SLOWDOWNS) [--sim S]
@@ -155,20 +156,29 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         if a.slowdowns.is_empty() {
             return Err("say which slowdowns: --slowdown S, --slowdowns LIST or --all".into());
         }
+        // Each slowdown is scheduled, then verified: two steps of the bar.
+        a.progress
+            .begin(&format!("verify {}", p.name), 2 * a.slowdowns.len() as u64);
         let designs = a
             .slowdowns
             .iter()
             .map(|&s| {
-                design_for(&p, s, a.strategy, a.clock.as_ref())
-                    .map_err(|e| format!("slowdown {s}: {e}"))
+                a.progress.phase(|| format!("s={s}: scheduling"));
+                let d = design_for(&p, s, a.strategy, a.clock.as_ref())
+                    .map_err(|e| format!("{}: slowdown {s}: {e}", a.file.display()));
+                a.progress.advance(|| format!("s={s}: scheduled"));
+                d
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .inspect_err(|_| a.progress.end())?;
         (p, designs)
     } else {
         let program = a
             .program
             .ok_or("a design (.st) needs --program FILE.seq to be compared with")?;
-        (load_program(program)?, vec![load_design(a.file)?])
+        let (p, d) = (load_program(program)?, load_design(a.file)?);
+        super::design_cmds::mismatch(a.file, program, crate::st::verify::check_compatible(&d, &p))?;
+        (p, vec![d])
     };
     if (a.image.output.is_some() || a.vcd.is_some()) && designs.len() > 1 {
         return Err(format!(
@@ -180,11 +190,18 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
     let images = super::image_cmds::read_inputs(&p, &a.image.images)?;
     let mut all_passed = true;
     let mut reports = Vec::new();
+    if !is_program {
+        a.progress.begin(&format!("verify {}", p.name), 1);
+    }
     for d in &designs {
-        let (passed, report) = verify_one(a, d, &p, images.as_ref())?;
+        a.progress.phase(|| format!("{}: simulating", d.name));
+        let verified = verify_one(a, d, &p, images.as_ref());
+        a.progress.advance(|| format!("{}: verified", d.name));
+        let (passed, report) = verified.inspect_err(|_| a.progress.end())?;
         all_passed &= passed;
         reports.push(report);
     }
+    a.progress.end();
     if a.json {
         let doc = if is_program {
             serde_json::Value::Array(reports)
@@ -380,7 +397,7 @@ fn verify_json(v: &RtlVerification, dir: &Path) -> serde_json::Value {
 
 /// `tessera area DESIGN.st --yosys [--json]`: Yosys `synth_xilinx` cell counts beside the
 /// model area.
-pub fn area_yosys(d: &Design, json: bool) -> CliResult {
+pub fn area_yosys(d: &Design, json: bool, progress: &crate::util::progress::Reporter) -> CliResult {
     if crate::rtl::tools::find_tool("yosys").is_none() {
         return Err("yosys not found on PATH; install it with apt-get install -y yosys".into());
     }
@@ -389,49 +406,35 @@ pub fn area_yosys(d: &Design, json: bool) -> CliResult {
         crate::rtl::netlist::ident(&d.name),
         std::process::id()
     ));
-    let s = synth_design(d, &dir, &RtlOptions::default())?;
+    progress.begin(&format!("area {}", d.name), 0);
+    progress.phase(|| "yosys synth_xilinx".into());
+    let s = synth_design(d, &dir, &RtlOptions::default());
+    progress.end();
     let _ = std::fs::remove_dir_all(&dir);
-    let w = Weights::default();
-    let m = area(d).total;
+    let s = s?;
     if json {
-        let doc = serde_json::json!({
-            "design": d.name,
-            "model": {
-                "logic": m.logic,
-                "ff_bits": m.ff_bits,
-                "ram_bits": m.ram_bits,
-                "dsp": m.dsp,
-                "scalar": m.scalar(&w),
-            },
-            "yosys": {
-                "target": "synth_xilinx -family xc7 -flatten -noiopad -noclkbuf",
-                "lut": s.lut,
-                "lutram": s.lutram,
-                "srl": s.srl,
-                "ff": s.ff,
-                "ramb18": s.ramb18,
-                "ramb36": s.ramb36,
-                "bram36": s.bram36(),
-                "dsp": s.dsp,
-                "carry4": s.carry,
-                "muxf": s.muxf,
-                "cells": s.cells,
-                "seconds": s.time.as_secs_f64(),
-            },
+        // The model's document (total and by operator) with the synthesis beside it.
+        let mut doc = super::design_cmds::area_doc(d);
+        doc["yosys"] = serde_json::json!({
+            "target": SYNTH_TARGET,
+            "lut": s.lut,
+            "lutram": s.lutram,
+            "srl": s.srl,
+            "ff": s.ff,
+            "ramb18": s.ramb18,
+            "ramb36": s.ramb36,
+            "bram36": s.bram36(),
+            "dsp": s.dsp,
+            "carry4": s.carry,
+            "muxf": s.muxf,
+            "cells": s.cells,
+            "seconds": s.time.as_secs_f64(),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        println!("design {}", d.name);
+        print!("{}", super::design_cmds::area_table(d));
         println!(
-            "  model : {:.1} (logic {}, ff {} bits, ram {} bits, dsp {})",
-            m.scalar(&w),
-            m.logic,
-            m.ff_bits,
-            m.ram_bits,
-            m.dsp
-        );
-        println!(
-            "  yosys : LUT {}, LUTRAM {}, SRL {}, FF {}, BRAM {} (RAMB18 {}, RAMB36 {}), DSP {}, CARRY4 {}, MUXF {}",
+            "  yosys: LUT {}, LUTRAM {}, SRL {}, FF {}, BRAM {} (RAMB18 {}, RAMB36 {}), DSP {}, CARRY4 {}, MUXF {}",
             s.lut,
             s.lutram,
             s.srl,
@@ -443,16 +446,28 @@ pub fn area_yosys(d: &Design, json: bool) -> CliResult {
             s.carry,
             s.muxf
         );
+        // Operators are inlined into the top module (only function bodies are modules of
+        // their own), and synthesis flattens and optimizes across them: its numbers are
+        // the whole design's.
         println!(
-            "  (synth_xilinx -family xc7 -flatten -noiopad -noclkbuf, {:.1} s)",
+            "  (yosys: the whole design, {SYNTH_TARGET}, {:.1} s; operators are inlined and optimized together, so synthesis has no per-operator split)",
             s.time.as_secs_f64()
         );
     }
     Ok(0)
 }
 
+/// How `area --yosys` synthesizes ([`synth_design`]).
+const SYNTH_TARGET: &str = "synth_xilinx -family xc7 -flatten -noiopad -noclkbuf";
+
 /// `tessera fmax`: the design in its register harness, placed and routed on the iCE40 HX8K.
-pub fn fmax(d: &Design, seed: u64, work: Option<&Path>, json: bool) -> CliResult {
+pub fn fmax(
+    d: &Design,
+    seed: u64,
+    work: Option<&Path>,
+    json: bool,
+    progress: &crate::util::progress::Reporter,
+) -> CliResult {
     for tool in ["yosys", "nextpnr-ice40"] {
         if crate::rtl::tools::find_tool(tool).is_none() {
             return Err(format!(
@@ -473,6 +488,8 @@ pub fn fmax(d: &Design, seed: u64, work: Option<&Path>, json: bool) -> CliResult
     );
     let r = emit(d)?;
     let model = crate::st::pipeline::critical_path(d, &crate::st::delay::Target::ice40_hx8k())?;
+    progress.begin(&format!("fmax {}", d.name), 0);
+    progress.phase(|| "yosys synth_ice40, nextpnr-ice40 place and route".into());
     let res = crate::rtl::fmax::measure(
         &r,
         &dir,
@@ -481,6 +498,7 @@ pub fn fmax(d: &Design, seed: u64, work: Option<&Path>, json: bool) -> CliResult
             ..crate::rtl::fmax::FmaxOptions::default()
         },
     );
+    progress.end();
     if work.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -138,6 +138,8 @@ pub struct ScheduleArgs<'a> {
     pub burst: bool,
     /// The clock to pipeline for.
     pub clock: Option<Clock>,
+    /// Where the scheduler's phases are reported.
+    pub progress: crate::util::progress::Reporter,
 }
 
 fn got_egraph(g: egraph::Scheduled, s: u64) -> Got {
@@ -274,17 +276,25 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
         explain: a.explain,
         output,
         clock: a.clock.clone(),
+        progress: a.progress.clone(),
         ..egraph::Options::default()
     };
     let got = match a.target {
         Target::Slowdown(0) => return Err("the slowdown is a number of clocks: at least 1".into()),
-        Target::Slowdown(slowdown) => match a.strategy {
-            Strategy::Aetherling => aetherling::schedule(&p, slowdown).and_then(|b| {
-                let mut got = got_baseline(b, slowdown);
-                got.design = baseline_at(got.design, a.clock.as_ref())?;
-                Ok(got)
-            }),
-            Strategy::Egraph => egraph::schedule(&p, slowdown, &o).map(|g| got_egraph(g, slowdown)),
+        Target::Slowdown(slowdown) => {
+            a.progress.begin(&format!("schedule {} at slowdown {slowdown}", p.name), 0);
+            let got = match a.strategy {
+                Strategy::Aetherling => aetherling::schedule(&p, slowdown).and_then(|b| {
+                    let mut got = got_baseline(b, slowdown);
+                    got.design = baseline_at(got.design, a.clock.as_ref())?;
+                    Ok(got)
+                }),
+                Strategy::Egraph => {
+                    egraph::schedule(&p, slowdown, &o).map(|g| got_egraph(g, slowdown))
+                }
+            };
+            a.progress.end();
+            got
         }
         .map_err(|e| {
             if o.output.is_some() {
@@ -453,6 +463,7 @@ pub fn explore(
     baseline: bool,
     json: bool,
     clock: Option<Clock>,
+    progress: crate::util::progress::Reporter,
 ) -> CliResult {
     let p = load_program(file)?;
     let mut slowdowns = slowdown_list(&p, None, list, list.is_none())?;
@@ -462,6 +473,7 @@ pub fn explore(
     let o = egraph::Options {
         baseline,
         clock,
+        progress,
         ..egraph::Options::default()
     };
     let rows = egraph::explore(&p, &slowdowns, &o);

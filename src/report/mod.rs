@@ -160,8 +160,9 @@ pub struct ReportOptions {
     pub schedule: egraph::Options,
     /// The paper's figures, if read.
     pub paper: Option<PaperTable>,
-    /// Print progress on stderr.
-    pub progress: bool,
+    /// Where each app and slowdown scheduled, and each design synthesized or placed and
+    /// routed, is reported; nowhere by default.
+    pub progress: crate::util::progress::Reporter,
     /// Stop the baseline of one app and slowdown after this long (its row then says so);
     /// `None`: no limit.
     pub baseline_budget: Option<std::time::Duration>,
@@ -314,15 +315,15 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
     let mut reports = Vec::new();
     // Designs to synthesize: (app, row, true for the e-graph's) and the design.
     let mut jobs: Vec<((usize, usize, bool), Design)> = Vec::new();
+    let rows_total: usize = apps.iter().map(|a| a.slowdowns.len()).sum();
+    o.progress.begin("report: scheduling", rows_total as u64);
     for (ai, app) in apps.iter().enumerate() {
         let p = &app.program;
         let atoms = p.output_type().atoms();
         let mut rows = Vec::new();
         let mut memo = egraph::Memo::new();
         for (ri, &s) in app.slowdowns.iter().enumerate() {
-            if o.progress {
-                eprintln!("report: {} at slowdown {s}", p.name);
-            }
+            o.progress.phase(|| format!("{} at slowdown {s}", p.name));
             let t = Instant::now();
             // Bursts come from the app's other slowdowns, as in `explore`; those are
             // faster, so already scheduled (and their time counted in their own rows).
@@ -373,6 +374,7 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
                 Err(e) => row.baseline_error = Some(e),
             }
             rows.push(row);
+            o.progress.advance(|| format!("{} at slowdown {s}", p.name));
         }
         mark_pareto(&mut rows);
         reports.push(AppReport {
@@ -383,9 +385,10 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
             rows,
         });
     }
+    o.progress.end();
     if o.fmax {
         let designs: Vec<&Design> = jobs.iter().map(|(_, d)| d).collect();
-        let results = timing::measure_all(&designs, o.progress);
+        let results = timing::measure_all(&designs, &o.progress);
         for (((ai, ri, is_egraph), _), res) in jobs.iter().zip(results) {
             if let Some(slot) = slot(&mut reports, *ai, *ri, *is_egraph) {
                 match res {
@@ -396,7 +399,7 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
         }
     }
     if o.yosys {
-        synthesize(&mut reports, jobs, o.progress);
+        synthesize(&mut reports, jobs, &o.progress);
     }
     let mut report = Report {
         apps: reports,
@@ -456,13 +459,13 @@ fn slot(
     }
 }
 
-/// Runs `tool` (`yosys`, `nextpnr-ice40`: a name for the progress lines) on every design
+/// Runs `tool` (`yosys`, `nextpnr-ice40`: a name for the progress reports) on every design
 /// of `designs`, equal designs once and one design per core, each in a scratch directory of its
 /// own, and returns each job's result.
 pub(crate) fn per_design<R: Clone + Send>(
     designs: &[&Design],
     tool: &str,
-    log: bool,
+    progress: &crate::util::progress::Reporter,
     f: impl Fn(&Design, &Path) -> Result<R, String> + Sync,
 ) -> Vec<Result<R, String>> {
     let mut unique: BTreeMap<String, usize> = BTreeMap::new();
@@ -479,24 +482,28 @@ pub(crate) fn per_design<R: Clone + Send>(
     let base = std::env::temp_dir().join(format!("tessera-report-{tool}-{}", std::process::id()));
     let numbered: Vec<(usize, &Design)> = distinct.into_iter().enumerate().collect();
     let total = numbered.len();
+    progress.begin(&format!("report: {tool}"), total as u64);
     let results = par_map(&numbered, |(k, d)| {
-        if log {
-            eprintln!("report: {tool} {} ({}/{total})", d.name, k + 1);
-        }
         let dir = base.join(format!("{k}_{}", crate::rtl::netlist::ident(&d.name)));
         let r = f(d, &dir);
         let _ = std::fs::remove_dir_all(&dir);
+        progress.advance(|| format!("{tool} {}", d.name));
         r
     });
+    progress.end();
     let _ = std::fs::remove_dir_all(&base);
     which.into_iter().map(|k| results[k].clone()).collect()
 }
 
 /// Synthesizes every design (equal designs once, one Yosys per core) and stores the results
 /// in their rows.
-fn synthesize(reports: &mut [AppReport], jobs: Vec<((usize, usize, bool), Design)>, log: bool) {
+fn synthesize(
+    reports: &mut [AppReport],
+    jobs: Vec<((usize, usize, bool), Design)>,
+    progress: &crate::util::progress::Reporter,
+) {
     let designs: Vec<&Design> = jobs.iter().map(|(_, d)| d).collect();
-    let results = per_design(&designs, "yosys", log, |d, dir| {
+    let results = per_design(&designs, "yosys", progress, |d, dir| {
         synth_design(d, dir, &RtlOptions::default())
     });
     for (((ai, ri, is_egraph), _), r) in jobs.iter().zip(results) {

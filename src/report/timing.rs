@@ -95,8 +95,11 @@ impl AetherlingRtlTable {
 
 /// Places and routes every design (equal designs once, one nextpnr per core) and returns
 /// each design's result.
-pub fn measure_all(designs: &[&Design], log: bool) -> Vec<Result<FmaxReport, String>> {
-    super::per_design(designs, "nextpnr-ice40", log, |d, dir| {
+pub fn measure_all(
+    designs: &[&Design],
+    progress: &crate::util::progress::Reporter,
+) -> Vec<Result<FmaxReport, String>> {
+    super::per_design(designs, "nextpnr-ice40", progress, |d, dir| {
         emit_with(d, &RtlOptions::default())
             .and_then(|rtl| measure(&rtl, dir, &FmaxOptions::default()))
     })

@@ -5,5 +5,6 @@ pub mod arena;
 pub mod diag;
 pub mod fxhash;
 pub mod par;
+pub mod progress;
 pub mod rng;
 pub mod sexp;

@@ -68,6 +68,9 @@ pub struct Options {
     /// candidates are compared by their area with the registers the clock needs; `None`
     /// leaves designs combinational between their storage.
     pub clock: Option<crate::st::pipeline::Clock>,
+    /// Where the phases of each schedule (saturation, stream graph, extraction, lowering)
+    /// and [`explore`]'s finished slowdowns are reported; nowhere by default.
+    pub progress: crate::util::progress::Reporter,
 }
 
 /// How an exact extraction that ran out of time begins its message.
@@ -93,6 +96,7 @@ impl Default for Options {
             explain: false,
             output: None,
             clock: None,
+            progress: crate::util::progress::Reporter::none(),
         }
     }
 }
@@ -368,6 +372,7 @@ fn saturate(p: &Program, o: &Options) -> Result<Phase1, String> {
         },
         ..SatConfig::default()
     };
+    o.progress.phase(|| format!("{}: saturation", p.name));
     let sat = saturate_program(p, &rules, &cfg);
     let root = *sat.roots.first().ok_or("saturation returned no root")?;
     Ok(Phase1 {
@@ -395,6 +400,7 @@ fn schedule_direct(
     let ph = phase1.as_ref().map_err(|e| e.clone())?;
     let eg = &ph.eg;
     let root_class = ph.root;
+    o.progress.phase(|| format!("s={s}: stream graph"));
     let mut g = StreamGraph::new(eg, o.bounds.clone());
     let candidates = match &o.output {
         Some(l) => vec![pinned_output(p, s, l)?],
@@ -420,6 +426,7 @@ fn schedule_direct(
 
     // One unconstrained extraction serves every root; the roots are then tried cheapest
     // first (at most `o.roots` of them with a finite cost) with their inputs constrained.
+    o.progress.phase(|| format!("s={s}: extraction"));
     let free = choose(&g, &o.weights, &|_, _| true);
     let mut order: Vec<(usize, Layout)> = Vec::new();
     for (root, out) in &roots {
@@ -436,6 +443,7 @@ fn schedule_direct(
     order.retain(|(r, _)| free[*r].0.is_finite());
     order.sort_by(|a, b| free[a.0].0.total_cmp(&free[b.0].0));
     order.truncate(o.roots.max(1));
+    o.progress.phase(|| format!("s={s}: lowering"));
     let mut best: Option<(f64, Scheduled)> = None;
     let mut tried = 0;
     let mut ok = 0;
@@ -711,26 +719,36 @@ fn explore_jobs(
     needed.retain(|s| *s > 0);
     needed.sort_unstable_by(|a, b| b.cmp(a));
     needed.dedup();
-    let phase1 = if needed.is_empty() {
-        Err(String::new())
-    } else {
-        saturate(p, o)
-    };
     let mut jobs: Vec<(u64, Job)> = needed.iter().map(|&s| (s, Job::Direct(s))).collect();
     if baseline {
         jobs.extend(slowdowns.iter().map(|&s| (s, Job::Baseline(s))));
     }
     // Largest first; at one slowdown the direct schedule (the larger job) first.
     jobs.sort_by_key(|(s, j)| (std::cmp::Reverse(*s), matches!(j, Job::Baseline(_))));
-    let done = par_map(&jobs, |(_, j)| match j {
-        Job::Direct(s) => Done::Direct(Box::new(schedule_direct(p, *s, o, &phase1))),
-        Job::Baseline(s) => Done::Baseline(
-            super::aetherling::schedule(p, *s)
-                .and_then(|b| crate::st::pipeline::baseline_at(b.design, o.clock.as_ref()))
-                .ok()
-                .map(|d| area(&d).total.scalar(&o.weights)),
-        ),
+    o.progress
+        .begin(&format!("explore {}", p.name), jobs.len() as u64);
+    let phase1 = if needed.is_empty() {
+        Err(String::new())
+    } else {
+        saturate(p, o)
+    };
+    let done = par_map(&jobs, |(_, j)| {
+        let done = match j {
+            Job::Direct(s) => Done::Direct(Box::new(schedule_direct(p, *s, o, &phase1))),
+            Job::Baseline(s) => Done::Baseline(
+                super::aetherling::schedule(p, *s)
+                    .and_then(|b| crate::st::pipeline::baseline_at(b.design, o.clock.as_ref()))
+                    .ok()
+                    .map(|d| area(&d).total.scalar(&o.weights)),
+            ),
+        };
+        o.progress.advance(|| match j {
+            Job::Direct(s) => format!("s={s} e-graph"),
+            Job::Baseline(s) => format!("s={s} baseline"),
+        });
+        done
     });
+    o.progress.end();
     let mut memo = Memo {
         designs: BTreeMap::new(),
         // Not saturated (no slowdown needed it) is not an error to reuse.
