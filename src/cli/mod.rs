@@ -13,6 +13,7 @@ mod report_cmds;
 mod rtl_cmds;
 mod schedule_cmds;
 
+use crate::util::budget::Budget;
 pub use args::ClockArgs;
 use args::{program_only, DesignArgs, SatArgs};
 use clap::{Parser, Subcommand};
@@ -221,6 +222,10 @@ enum Command {
         /// Use the reference interpreter instead of the fast evaluator (same output).
         #[arg(long)]
         reference: bool,
+        /// The most memory the run may be estimated to need, in GB (default 16): a larger
+        /// estimate is refused before the run starts (docs/language.md §8).
+        #[arg(long, value_name = "GB")]
+        max_memory_gb: Option<f64>,
     },
     /// Simulate a design (.st) clock by clock and compare it with its program (.seq).
     ///
@@ -243,6 +248,10 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// The most memory the run may be estimated to need, in GB (default 16): a larger
+        /// estimate is refused before the run starts (docs/language.md §8).
+        #[arg(long, value_name = "GB")]
+        max_memory_gb: Option<f64>,
     },
     /// Print the model area of a design (.st) by operator (docs/area-model.md).
     Area {
@@ -303,6 +312,10 @@ enum Command {
         /// Frames of the testbench, back to back.
         #[arg(long, default_value_t = 2, requires = "testbench")]
         frames: usize,
+        /// The most memory the run may be estimated to need, in GB (default 16): a larger
+        /// estimate is refused before the run starts (docs/language.md §8).
+        #[arg(long, value_name = "GB")]
+        max_memory_gb: Option<f64>,
     },
     /// Check a design's Verilog against its program: emit, Verilator lint, simulate random
     /// frames back to back (Icarus by default), compare every valid output clock with the
@@ -358,6 +371,10 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// The most memory the run may be estimated to need, in GB (default 16): a larger
+        /// estimate is refused before the run starts (docs/language.md §8).
+        #[arg(long, value_name = "GB")]
+        max_memory_gb: Option<f64>,
     },
     /// Draw a design as a Graphviz graph: every operator with its parameters and latency,
     /// the layout on every edge, function bodies as dashed clusters.
@@ -521,7 +538,14 @@ fn run(command: Command) -> CliResult {
             random,
             frames,
             json,
-        } => design_cmds::sim(&design, &program, random, frames, json),
+            max_memory_gb,
+        } => design_cmds::sim(
+            &design,
+            &program,
+            (random, frames),
+            json,
+            Budget::from_gb(max_memory_gb)?,
+        ),
         Command::Area {
             source,
             json,
@@ -548,12 +572,12 @@ fn run(command: Command) -> CliResult {
             testbench,
             random,
             frames,
+            max_memory_gb,
         } => rtl_cmds::rtl(
             &source.source()?,
             &output,
-            testbench,
-            random.unwrap_or(0),
-            frames,
+            (testbench, random.unwrap_or(0), frames),
+            Budget::from_gb(max_memory_gb)?,
         ),
         Command::Verify {
             design,
@@ -570,6 +594,7 @@ fn run(command: Command) -> CliResult {
             image,
             vcd,
             json,
+            max_memory_gb,
         } => verify_cmd(
             &design,
             program.as_deref(),
@@ -591,6 +616,7 @@ fn run(command: Command) -> CliResult {
                 image: &image,
                 vcd: vcd.as_deref(),
                 json,
+                budget: Budget::from_gb(max_memory_gb)?,
             },
         ),
         Command::Dot { source, output } => source
@@ -610,7 +636,15 @@ fn run(command: Command) -> CliResult {
             image,
             json,
             reference,
-        } => program_cmds::eval(&file, input.as_deref(), random, json, reference, &image),
+            max_memory_gb,
+        } => program_cmds::eval(
+            &file,
+            input.as_deref(),
+            random,
+            (json, reference),
+            &image,
+            Budget::from_gb(max_memory_gb)?,
+        ),
         Command::Report(args) => report_cmds::report(&args),
     }
 }
