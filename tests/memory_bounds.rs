@@ -1,7 +1,7 @@
 //! Regression tests of issue 18's memory defects: `eval`, `sim`, `rtl` and `verify` hold the
 //! design's hardware and about one frame of data, never a table of every clock or every
 //! frame, and a run whose estimate is over the memory budget is refused before it starts
-//! (exit 2, naming the file, the estimate and the limit: docs/language.md §8).
+//! (exit 2, naming the file, the estimate and the limit: docs/language.md §9).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -214,7 +214,7 @@ fn simulate_stream_holds_only_the_frames_in_flight() {
     assert!(stats.violations.is_empty());
 }
 
-/// `eval` of the largest legal frame (2^28 atoms) needs about 4.8 GB: under a smaller
+/// `eval` of the largest legal frame (2^28 atoms) needs about 4.5 GB (estimated 5.4): under a smaller
 /// budget it is refused with that estimate, before any input is made.
 #[test]
 fn eval_of_a_frame_over_the_budget_is_refused_with_its_estimate() {
@@ -229,35 +229,37 @@ fn eval_of_a_frame_over_the_budget_is_refused_with_its_estimate() {
     refused(
         &out,
         &[
-            "frame_2p28.seq: evaluating one frame needs about 4.8 GB of memory, over the limit of 2.0 GB",
+            "frame_2p28.seq: evaluating one frame needs about 5.4 GB of memory, over the limit of 2.0 GB",
         ],
     );
 }
 
-/// The fast evaluator's estimate is 9 bytes a scalar of the inputs and output (flat value
-/// and column) and 5 a scalar of every other value of the top scope; atom tuples count
-/// each scalar.
+/// The fast evaluator's estimate: 5 bytes a scalar (a `u32` and a don't-care flag) of the
+/// inputs' and output's flat values, plus of the most values alive at once, each from the
+/// node computing it to its last use; atom tuples count each scalar.
 #[test]
-fn eval_estimate_counts_the_frames_scalars() {
-    let text = "(input A (seq 1000 uint8)) (input B (seq 1000 (atuple uint8 uint16)))
-        (let s (map2 1000 add A (map 1000 fst B)))
-        (output (map2 1000 atuple s s))";
+fn eval_estimate_counts_the_values_alive_at_once() {
+    let text = "(input A (seq 1000 uint8))
+        (let b (map 1000 abs A))
+        (let c (map 1000 abs b))
+        (output (map2 1000 atuple b c))";
     let p = parse_program("t.seq", "t", text).unwrap();
-    // inputs 1000 + 2000 scalars, output 2000; values: (map fst B) 1000 and s 1000
-    let edges = 1000 + 2000 + 2000;
+    // alive: A (1000); b (A dropped: 1000); c (2000); the output with b and c (4000)
+    assert_eq!(tessera::seq::fast::estimate::peak_live_scalars(&p), 4000);
+    // flat input 1000 and output 2000 scalars
     assert_eq!(
         tessera::seq::fast::memory_estimate(&p, false),
-        9 * edges + 5 * 2000
+        5 * (3000 + 4000)
     );
     assert_eq!(
         tessera::seq::fast::memory_estimate(&p, true),
-        64 * (edges + 2000)
+        64 * (3000 + 4000)
     );
-    // a budget that holds exactly the estimate accepts it
-    let b = Budget {
-        bytes: tessera::seq::fast::memory_estimate(&p, false),
-    };
-    assert!(b.check(std::path::Path::new("t.seq"), "x", b.bytes).is_ok());
+    // a budget that holds exactly the estimate accepts it, one byte less refuses it
+    let est = tessera::seq::fast::memory_estimate(&p, false);
+    let path = std::path::Path::new("t.seq");
+    assert!(Budget { bytes: est }.check(path, "x", est).is_ok());
+    assert!(Budget { bytes: est - 1 }.check(path, "x", est).is_err());
 }
 
 /// Valid-clock runs computed from a layout's layers agree with its clocks one by one, and

@@ -223,7 +223,7 @@ enum Command {
         #[arg(long)]
         reference: bool,
         /// The most memory the run may be estimated to need, in GB (default 16): a larger
-        /// estimate is refused before the run starts (docs/language.md §8).
+        /// estimate is refused before the run starts (docs/language.md §9).
         #[arg(long, value_name = "GB")]
         max_memory_gb: Option<f64>,
     },
@@ -249,7 +249,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// The most memory the run may be estimated to need, in GB (default 16): a larger
-        /// estimate is refused before the run starts (docs/language.md §8).
+        /// estimate is refused before the run starts (docs/language.md §9).
         #[arg(long, value_name = "GB")]
         max_memory_gb: Option<f64>,
     },
@@ -313,7 +313,7 @@ enum Command {
         #[arg(long, default_value_t = 2, requires = "testbench")]
         frames: usize,
         /// The most memory the run may be estimated to need, in GB (default 16): a larger
-        /// estimate is refused before the run starts (docs/language.md §8).
+        /// estimate is refused before the run starts (docs/language.md §9).
         #[arg(long, value_name = "GB")]
         max_memory_gb: Option<f64>,
     },
@@ -372,7 +372,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// The most memory the run may be estimated to need, in GB (default 16): a larger
-        /// estimate is refused before the run starts (docs/language.md §8).
+        /// estimate is refused before the run starts (docs/language.md §9).
         #[arg(long, value_name = "GB")]
         max_memory_gb: Option<f64>,
     },

@@ -1,7 +1,7 @@
 //! The memory budget of the commands whose memory grows with a frame of data (`eval`,
 //! `sim`, `verify`, `rtl`): each estimates its peak from the program or design before it
 //! starts, and a run whose estimate is over the budget is refused with the estimate,
-//! instead of being killed by the allocator part way (docs/language.md §8).
+//! instead of being killed by the allocator part way (docs/language.md §9).
 
 use std::path::Path;
 
@@ -48,7 +48,7 @@ impl Budget {
             return Ok(());
         }
         Err(format!(
-            "{}: {what} needs about {} of memory, over the limit of {} (--max-memory-gb; docs/language.md §8)",
+            "{}: {what} needs about {} of memory, over the limit of {} (--max-memory-gb; docs/language.md §9)",
             file.display(),
             gb(estimate),
             gb(self.bytes)
@@ -56,13 +56,15 @@ impl Budget {
     }
 }
 
-/// Bytes as GB with one decimal (MB below 0.1 GB).
+/// Bytes with one decimal: GB, MB below 0.1 GB, kB below 0.1 MB.
 pub fn gb(bytes: u64) -> String {
-    let g = bytes as f64 / 1e9;
-    if g >= 0.1 {
-        format!("{g:.1} GB")
+    let b = bytes as f64;
+    if b >= 1e8 {
+        format!("{:.1} GB", b / 1e9)
+    } else if b >= 1e5 {
+        format!("{:.1} MB", b / 1e6)
     } else {
-        format!("{:.1} MB", bytes as f64 / 1e6)
+        format!("{:.1} kB", b / 1e3)
     }
 }
 
@@ -77,7 +79,7 @@ mod tests {
         let e = b.check(Path::new("a.seq"), "evaluating one frame", 6_400_000_000);
         assert_eq!(
             e.unwrap_err(),
-            "a.seq: evaluating one frame needs about 6.4 GB of memory, over the limit of 2.0 GB (--max-memory-gb; docs/language.md §8)"
+            "a.seq: evaluating one frame needs about 6.4 GB of memory, over the limit of 2.0 GB (--max-memory-gb; docs/language.md §9)"
         );
     }
 
@@ -88,5 +90,6 @@ mod tests {
         }
         assert_eq!(Budget::from_gb(None).unwrap(), Budget::default());
         assert_eq!(gb(50_000_000), "50.0 MB");
+        assert_eq!(gb(2_500), "2.5 kB");
     }
 }
