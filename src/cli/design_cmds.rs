@@ -6,8 +6,9 @@ use crate::seq::value::format_value;
 use crate::st::area::{area, Area, Weights};
 use crate::st::latency;
 use crate::st::stream::Lane;
-use crate::st::verify::{random_frames, verify};
+use crate::st::verify::verify_random;
 use crate::st::{load_design, Design};
+use crate::util::budget::Budget;
 use std::path::Path;
 
 fn area_json(a: &Area, w: &Weights) -> serde_json::Value {
@@ -105,7 +106,13 @@ pub(super) fn mismatch(design: &Path, program: &Path, r: Result<(), String>) -> 
 }
 
 /// `tessera sim DESIGN.st --program FILE.seq [--random SEED] [--frames N] [--json]`.
-pub fn sim(file: &Path, program: &Path, seed: Option<u64>, frames: usize, json: bool) -> CliResult {
+pub fn sim(
+    file: &Path,
+    program: &Path,
+    (seed, frames): (Option<u64>, usize),
+    json: bool,
+    budget: Budget,
+) -> CliResult {
     let d = load_design(file)?;
     let p = load_program(program)?;
     mismatch(file, program, crate::st::verify::check_compatible(&d, &p))?;
@@ -121,8 +128,13 @@ pub fn sim(file: &Path, program: &Path, seed: Option<u64>, frames: usize, json: 
     } else {
         &d
     };
-    let inputs = random_frames(&p, seed, frames);
-    let v = verify(design, &p, &inputs)?;
+    let lat = latency::analyze(design)?.output;
+    budget.check(
+        file,
+        "simulating the design",
+        crate::st::estimate::sim_bytes(design, lat),
+    )?;
+    let v = verify_random(design, &p, seed, frames)?;
     let passed = v.passed();
     if json {
         let mism: Vec<serde_json::Value> = v

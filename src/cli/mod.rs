@@ -15,6 +15,7 @@ mod report_cmds;
 mod rtl_cmds;
 mod schedule_cmds;
 
+use crate::util::budget::Budget;
 pub use args::ClockArgs;
 use args::{program_only, DesignArgs, SatArgs};
 use clap::{Parser, Subcommand};
@@ -228,6 +229,10 @@ enum Command {
         /// Use the reference interpreter instead of the fast evaluator (same output).
         #[arg(long)]
         reference: bool,
+        /// The most memory the run may be estimated to need, in GB (default 16): a larger
+        /// estimate is refused before the run starts (docs/language.md §9).
+        #[arg(long, value_name = "GB")]
+        max_memory_gb: Option<f64>,
     },
     /// Simulate a design (.st) clock by clock and compare it with its program (.seq).
     ///
@@ -250,6 +255,10 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// The most memory the run may be estimated to need, in GB (default 16): a larger
+        /// estimate is refused before the run starts (docs/language.md §9).
+        #[arg(long, value_name = "GB")]
+        max_memory_gb: Option<f64>,
     },
     /// Print the model area of a design (.st) by operator (docs/area-model.md).
     Area {
@@ -310,6 +319,10 @@ enum Command {
         /// Frames of the testbench, back to back.
         #[arg(long, default_value_t = 2, requires = "testbench")]
         frames: usize,
+        /// The most memory the run may be estimated to need, in GB (default 16): a larger
+        /// estimate is refused before the run starts (docs/language.md §9).
+        #[arg(long, value_name = "GB")]
+        max_memory_gb: Option<f64>,
     },
     /// Check a design's Verilog against its program: emit, Verilator lint, simulate random
     /// frames back to back (Icarus by default), compare every valid output clock with the
@@ -365,6 +378,10 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// The most memory the run may be estimated to need, in GB (default 16): a larger
+        /// estimate is refused before the run starts (docs/language.md §9).
+        #[arg(long, value_name = "GB")]
+        max_memory_gb: Option<f64>,
     },
     /// Draw a design as a Graphviz graph: every operator with its parameters and latency,
     /// the layout on every edge, function bodies as dashed clusters.
@@ -531,7 +548,14 @@ fn run(command: Command, quiet: bool) -> CliResult {
             random,
             frames,
             json,
-        } => design_cmds::sim(&design, &program, random, frames, json),
+            max_memory_gb,
+        } => design_cmds::sim(
+            &design,
+            &program,
+            (random, frames),
+            json,
+            Budget::from_gb(max_memory_gb)?,
+        ),
         Command::Area {
             source,
             json,
@@ -558,12 +582,12 @@ fn run(command: Command, quiet: bool) -> CliResult {
             testbench,
             random,
             frames,
+            max_memory_gb,
         } => rtl_cmds::rtl(
             &source.source()?,
             &output,
-            testbench,
-            random.unwrap_or(0),
-            frames,
+            (testbench, random.unwrap_or(0), frames),
+            Budget::from_gb(max_memory_gb)?,
         ),
         Command::Verify {
             design,
@@ -580,6 +604,7 @@ fn run(command: Command, quiet: bool) -> CliResult {
             image,
             vcd,
             json,
+            max_memory_gb,
         } => verify_cmd(
             &design,
             program.as_deref(),
@@ -602,6 +627,7 @@ fn run(command: Command, quiet: bool) -> CliResult {
                 vcd: vcd.as_deref(),
                 json,
                 progress: progress::reporter(json, quiet),
+                budget: Budget::from_gb(max_memory_gb)?,
             },
         ),
         Command::Dot { source, output } => source
@@ -621,7 +647,15 @@ fn run(command: Command, quiet: bool) -> CliResult {
             image,
             json,
             reference,
-        } => program_cmds::eval(&file, input.as_deref(), random, json, reference, &image),
+            max_memory_gb,
+        } => program_cmds::eval(
+            &file,
+            input.as_deref(),
+            random,
+            (json, reference),
+            &image,
+            Budget::from_gb(max_memory_gb)?,
+        ),
         Command::Report(args) => {
             let progress = progress::reporter(args.json, quiet);
             report_cmds::report(&args, progress)

@@ -5,6 +5,7 @@ use super::CliResult;
 use crate::seq::value::{format_value, from_json, random_value, to_json};
 use crate::seq::{fast, interp, FlatValue};
 use crate::seq::{load_program, Program, Value};
+use crate::util::budget::Budget;
 use crate::util::diag::Diagnostic;
 use crate::util::rng::Rng;
 use std::io::Write;
@@ -59,12 +60,17 @@ pub fn eval(
     file: &Path,
     input: Option<&Path>,
     random: Option<u64>,
-    json: bool,
-    reference: bool,
+    (json, reference): (bool, bool),
     image: &ImageArgs,
+    budget: Budget,
 ) -> CliResult {
     let p = load_program(file)?;
     image.check()?;
+    budget.check(
+        file,
+        "evaluating one frame",
+        fast::memory_estimate(&p, reference),
+    )?;
     if reference && !image.any() {
         return eval_reference(&p, input, random, json);
     }

@@ -13,6 +13,7 @@ use crate::seq::value::random_value;
 use crate::seq::Value;
 use crate::st::stream::flatten;
 use crate::st::{load_design, Design};
+use crate::util::budget::Budget;
 use crate::util::rng::Rng;
 use std::path::{Path, PathBuf};
 
@@ -52,8 +53,20 @@ impl DesignSource<'_> {
 ///
 /// With `--testbench`, writes `tb.v`, `in.bin` (random inputs in the design's input
 /// layouts), `clkgen.v` (Icarus) and `main.cpp` (Verilator) beside `OUT.v`.
-pub fn rtl(src: &DesignSource, out: &Path, tb: bool, seed: u64, frames: usize) -> CliResult {
+pub fn rtl(
+    src: &DesignSource,
+    out: &Path,
+    (tb, seed, frames): (bool, u64, usize),
+    budget: Budget,
+) -> CliResult {
     let d = src.design()?;
+    let estimate = if tb {
+        let lat = crate::st::latency::analyze(&d)?.output;
+        crate::rtl::estimate::verify_bytes(&d, lat, frames as u64)
+    } else {
+        crate::rtl::estimate::emit_bytes(&d)
+    };
+    budget.check(src.file, "writing the Verilog", estimate)?;
     let r = emit(&d)?;
     write(out, &r.verilog)?;
     let mut wrote = vec![out.display().to_string()];
@@ -143,6 +156,8 @@ pub struct VerifyArgs<'a> {
     pub json: bool,
     /// Where each slowdown scheduled and verified is reported.
     pub progress: crate::util::progress::Reporter,
+    /// The memory budget.
+    pub budget: Budget,
 }
 
 /// `tessera verify (DESIGN.st --program FILE.seq | FILE.seq SLOWDOWNS) [--sim S]
@@ -220,6 +235,12 @@ fn verify_one(
     p: &crate::seq::Program,
     images: Option<&super::image_cmds::InputImages>,
 ) -> Result<(bool, serde_json::Value), Box<dyn std::error::Error>> {
+    let lat = crate::st::latency::analyze(d)?.output;
+    a.budget.check(
+        a.file,
+        &format!("verifying design {} on {} frame(s)", d.name, a.frames),
+        crate::rtl::estimate::verify_bytes(d, lat, a.frames as u64),
+    )?;
     let sim = Simulator::parse(a.sim)?;
     for t in sim.tools().iter().chain(&["verilator"]) {
         if crate::rtl::tools::find_tool(t).is_none() {

@@ -178,11 +178,7 @@ impl<'d> Emitter<'d> {
         }
         // valid_out: the output has started and this clock of its period is valid
         let lat = self.node_lat(root)?;
-        let period = ol.clocks();
-        let entries: Vec<Option<Expr>> = (0..period)
-            .map(|c| Some(Expr::lit(u64::from(ol.is_valid_clock(c)), 1)))
-            .collect();
-        let pattern = sc.by_phase("out_pattern", lat, &entries, 1);
+        let pattern = sc.valid_phase("out_pattern", lat, &ol);
         let st = sc.started(lat);
         sc.m.assign(&valid_out, Expr::and(&st, &pattern));
         self.modules.push(sc.finish());
@@ -422,10 +418,12 @@ impl<'d> Emitter<'d> {
                         ("o".to_string(), comb.e()),
                     ],
                 );
-                let first: Vec<Option<Expr>> = (0..period)
-                    .map(|c| Some(Expr::lit(u64::from(c < t), 1)))
-                    .collect();
-                let is_first = sc.by_phase(&format!("{name}_first"), in_lat, &first, 1);
+                // the first element's clocks: one run, or two when more follow
+                let mut first = vec![(0, Expr::lit(1, 1))];
+                if t < period {
+                    first.push((t, Expr::lit(0, 1)));
+                }
+                let is_first = sc.by_phase_runs(&format!("{name}_first"), in_lat, period, first, 1);
                 sc.m.assign(&new, Expr::mux(&is_first, &x.e(), &comb.e()));
                 (new, "reduce-accumulator", unknown())
             }

@@ -16,6 +16,7 @@
 pub mod atoms;
 pub mod buffer;
 pub mod encode;
+pub mod estimate;
 pub mod fmax;
 pub mod gen;
 pub mod known;

@@ -147,10 +147,7 @@ pub fn gen_move(
         MoveKind::Taps
     };
     let out = if gated {
-        let entries: Vec<Option<Expr>> = (0..p)
-            .map(|c| Some(Expr::lit(u64::from(input.is_valid_clock(c)), 1)))
-            .collect();
-        let pattern = sc.by_phase(&format!("{name}_valid"), in_lat, &entries, 1);
+        let pattern = sc.valid_phase(&format!("{name}_valid"), in_lat, input);
         let en = sc.enable(in_lat, pattern);
         emit_taps(sc, name, x, &taps, &elems, w as u32, in_lat, Some(&en))
     } else {

@@ -10,6 +10,7 @@
 //! shared. Declarations happen on first request; the counters are driven in [`Scope::finish`].
 
 use super::netlist::{clog2, Expr, Module, Sig};
+use crate::st::layout::Layout;
 use std::collections::{BTreeMap, HashMap};
 
 /// Most distinct pieces for which a phase-indexed choice is written as a chain of range
@@ -225,6 +226,63 @@ impl Scope {
         out
     }
 
+    /// One bit by phase: whether clock `c` of layout `l`'s period is valid, for a node
+    /// starting `lat` clocks after the scope. Built from the layout's runs of valid clocks,
+    /// or over one period of its pattern ([`Layout::valid_period`]) when they are many, so
+    /// a long `tseq` costs no table of its clocks.
+    pub fn valid_phase(&mut self, name: &str, lat: u64, l: &Layout) -> Expr {
+        let bit = |v: bool| Expr::lit(u64::from(v), 1);
+        if let Some(runs) = l.valid_runs(MAX_RANGES) {
+            let runs = runs.into_iter().map(|(c, v)| (c, bit(v))).collect();
+            return self.by_phase_runs(name, lat, l.clocks(), runs, 1);
+        }
+        let entries: Vec<Option<Expr>> = (0..l.valid_period())
+            .map(|c| Some(bit(l.is_valid_clock(c))))
+            .collect();
+        self.by_phase(name, lat, &entries, 1)
+    }
+
+    /// A value chosen by phase, given as runs: phase `c` of `0 .. len` takes the expression of
+    /// the last run starting at or before `c` (the first run starts at 0, adjacent runs
+    /// differ). This is [`Scope::by_phase`] without a table of every phase: a pattern of a
+    /// few runs (the valid clocks of a long `tseq`) costs memory in its runs, not its clocks.
+    /// More than a few runs are expanded to the table, which the Verilog then holds anyway.
+    pub fn by_phase_runs(
+        &mut self,
+        name: &str,
+        lat: u64,
+        len: u64,
+        runs: Vec<(u64, Expr)>,
+        width: u32,
+    ) -> Expr {
+        if runs.len() <= MAX_RANGES {
+            return self.by_runs(lat, len, runs);
+        }
+        let mut entries = Vec::with_capacity(len as usize);
+        for (k, (start, e)) in runs.iter().enumerate() {
+            let end = runs.get(k + 1).map_or(len, |r| r.0);
+            entries.extend((*start..end).map(|_| Some(e.clone())));
+        }
+        self.by_phase(name, lat, &entries, width)
+    }
+
+    /// At most [`MAX_RANGES`] runs (see [`Scope::by_phase_runs`]): the expression itself for
+    /// one, else a chain of range comparisons on the phase counter of modulus `len`.
+    fn by_runs(&mut self, lat: u64, len: u64, mut runs: Vec<(u64, Expr)>) -> Expr {
+        if runs.len() == 1 {
+            return runs.pop().expect("one run").1;
+        }
+        let ph = self
+            .phase(lat, len)
+            .expect("several runs need several phases");
+        let mut e = runs.last().expect("runs").1.clone();
+        for k in (0..runs.len() - 1).rev() {
+            let bound = Expr::lit(runs[k + 1].0, ph.width);
+            e = Expr::mux(&Expr::lt(&ph.e(), &bound), &runs[k].1, &e);
+        }
+        e
+    }
+
     /// A value chosen by phase: `entries[c]` is the expression for phase `c` of a node
     /// starting `lat` clocks after the scope, modulo `entries.len()` (`None`: don't care). Runs of equal entries become range comparisons, or a `case` table when there
     /// are many; a single run is the expression itself.
@@ -234,48 +292,32 @@ impl Scope {
         let Some(first) = first else {
             return Expr::zero(width);
         };
-        let mut filled = Vec::with_capacity(entries.len());
-        let mut cur = first;
-        for e in entries {
+        let mut runs: Vec<(u64, Expr)> = vec![(0, first)];
+        for (c, e) in entries.iter().enumerate() {
             if let Some(e) = e {
-                cur = e.clone();
-            }
-            filled.push(cur.clone());
-        }
-        let mut runs: Vec<(u64, Expr)> = Vec::new();
-        for (c, e) in filled.into_iter().enumerate() {
-            if runs.last().is_none_or(|r| r.1 != e) {
-                runs.push((c as u64, e));
-            }
-        }
-        if runs.len() == 1 {
-            return runs.pop().expect("one run").1;
-        }
-        if runs.len() > MAX_RANGES {
-            // a table repeating with a shorter period (e.g. the valid clocks of
-            // `(tseq n 0 (tseq 1 2 t))`) is chosen by a counter of that period instead
-            let q = min_period(entries);
-            if q < entries.len() {
-                let mut short: Vec<Option<Expr>> = vec![None; q];
-                for (c, e) in entries.iter().enumerate() {
-                    if short[c % q].is_none() {
-                        short[c % q].clone_from(e);
-                    }
+                if runs.last().is_some_and(|r| r.1 != *e) {
+                    runs.push((c as u64, e.clone()));
                 }
-                return self.by_phase(name, lat, &short, width);
             }
+        }
+        if runs.len() <= MAX_RANGES {
+            return self.by_runs(lat, entries.len() as u64, runs);
+        }
+        // a table repeating with a shorter period (e.g. the valid clocks of
+        // `(tseq n 0 (tseq 1 2 t))`) is chosen by a counter of that period instead
+        let q = min_period(entries);
+        if q < entries.len() {
+            let mut short: Vec<Option<Expr>> = vec![None; q];
+            for (c, e) in entries.iter().enumerate() {
+                if short[c % q].is_none() {
+                    short[c % q].clone_from(e);
+                }
+            }
+            return self.by_phase(name, lat, &short, width);
         }
         let ph = self
             .phase(lat, entries.len() as u64)
             .expect("several runs need several phases");
-        if runs.len() <= MAX_RANGES {
-            let mut e = runs.last().expect("runs").1.clone();
-            for k in (0..runs.len() - 1).rev() {
-                let bound = Expr::lit(runs[k + 1].0, ph.width);
-                e = Expr::mux(&Expr::lt(&ph.e(), &bound), &runs[k].1, &e);
-            }
-            return e;
-        }
         // A case table: phases grouped by their expression, the commonest as default.
         let mut groups: Vec<(Expr, Vec<u64>)> = Vec::new();
         for (k, (start, e)) in runs.iter().enumerate() {

@@ -175,6 +175,52 @@ impl Layout {
         }
     }
 
+    /// The valid clocks of one period as runs `(first clock, valid)`, adjacent runs
+    /// differing, computed from the layers without visiting every clock; `None` when there
+    /// are more than `max` runs.
+    pub fn valid_runs(&self, max: usize) -> Option<Vec<(u64, bool)>> {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => Some(vec![(0, true)]),
+            Layout::STuple(_, t) | Layout::SSeq(_, t) => t.valid_runs(max),
+            Layout::TSeq(n, i, t) => {
+                let inner = t.valid_runs(max)?;
+                let tc = t.clocks();
+                let mut out: Vec<(u64, bool)> = Vec::new();
+                let push = |c: u64, v: bool, out: &mut Vec<(u64, bool)>| {
+                    if out.last().is_none_or(|r| r.1 != v) {
+                        out.push((c, v));
+                    }
+                    out.len() <= max
+                };
+                if inner.len() == 1 {
+                    // all valid: one run, whatever n
+                    push(0, true, &mut out);
+                } else {
+                    for k in 0..*n {
+                        for (c, v) in &inner {
+                            if !push(k * tc + c, *v, &mut out) {
+                                return None;
+                            }
+                        }
+                    }
+                }
+                if *i > 0 && !push(n * tc, false, &mut out) {
+                    return None;
+                }
+                Some(out)
+            }
+        }
+    }
+
+    /// A period of the valid-clock pattern that divides [`Layout::clocks`]: the pattern of
+    /// `(tseq n 0 t)` is `t`'s repeated, so outer layers without invalid clocks drop.
+    pub fn valid_period(&self) -> u64 {
+        match self {
+            Layout::STuple(_, t) | Layout::SSeq(_, t) | Layout::TSeq(_, 0, t) => t.valid_period(),
+            _ => self.clocks(),
+        }
+    }
+
     /// The flat atom index on each lane at clock `c`, or `None` on an invalid clock.
     ///
     /// The flat order is the row-major flattening of every layer (the L_seq isomorphism of

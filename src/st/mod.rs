@@ -15,6 +15,7 @@ pub mod check;
 pub mod delay;
 pub mod design;
 pub mod dot;
+pub mod estimate;
 pub mod latency;
 pub mod layout;
 pub mod op;

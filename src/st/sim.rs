@@ -44,9 +44,9 @@ impl Sig {
     }
 }
 
-/// The result of simulating some frames.
+/// What a simulation measured, besides the output frames.
 #[derive(Clone, Debug)]
-pub struct SimResult {
+pub struct SimStats {
     /// Clocks per period (the design's slowdown).
     pub clocks: u64,
     /// Measured latency: the clock at which the output started.
@@ -55,14 +55,18 @@ pub struct SimResult {
     pub model_latency: u64,
     /// Clocks simulated.
     pub clocks_run: u64,
-    /// For every frame, the output's atoms in flat order, read on the output's valid clocks.
-    pub frames: Vec<Vec<Lane>>,
-    /// The output lanes on every simulated clock (`None` before the output starts and on
-    /// invalid output clocks).
-    pub trace: Vec<Option<Vec<Lane>>>,
     /// Reads of data that had not arrived yet (a latency rule that is too small); empty for
     /// a correct simulator.
     pub violations: Vec<String>,
+}
+
+/// The result of simulating some frames.
+#[derive(Clone, Debug)]
+pub struct SimResult {
+    /// What the simulation measured.
+    pub stats: SimStats,
+    /// For every frame, the output's atoms in flat order, read on the output's valid clocks.
+    pub frames: Vec<Vec<Lane>>,
 }
 
 /// Simulates `frames` back-to-back periods. `frames[f][k]` is the flattened atoms of input
@@ -72,51 +76,64 @@ pub struct SimResult {
 /// input does and pair wrong elements), so the comparison shows the damage; run
 /// [`latency::insert_fifos`] first to fix it.
 pub fn simulate(d: &Design, frames: &[Vec<Vec<Value>>]) -> Result<SimResult, String> {
+    let mut out = Vec::with_capacity(frames.len());
+    let stats = simulate_stream(
+        d,
+        frames.len(),
+        |f| Ok(frames[f].clone()),
+        |_, lanes| {
+            out.push(lanes);
+            Ok(())
+        },
+    )?;
+    Ok(SimResult { stats, frames: out })
+}
+
+/// [`simulate`] with the frames streamed: `input(f)` gives frame `f`'s flattened inputs when
+/// the first clock of frame `f` is driven (frames in order, each once), and `output(f,
+/// atoms)` takes frame `f`'s output atoms once its period has passed (frames in order,
+/// each once). Only the frame being driven and the frame being read are held, so memory
+/// does not grow with the number of frames.
+pub fn simulate_stream(
+    d: &Design,
+    nframes: usize,
+    mut input: impl FnMut(usize) -> Result<Vec<Vec<Value>>, String>,
+    mut output: impl FnMut(usize, Vec<Lane>) -> Result<(), String>,
+) -> Result<SimStats, String> {
     super::check::check_design(d)?;
     let lat = latency::analyze(d)?.output;
     let p = d.clocks();
-    for (f, fr) in frames.iter().enumerate() {
-        if fr.len() != d.inputs.len() {
-            return Err(format!(
-                "frame {f}: {} input value(s) for {} input(s)",
-                fr.len(),
-                d.inputs.len()
-            ));
-        }
-        for (i, atoms) in d.inputs.iter().zip(fr) {
-            if atoms.len() as u64 != i.layout.atoms() {
-                return Err(format!(
-                    "frame {f}: input `{}` needs {} atoms, found {}",
-                    i.name,
-                    i.layout.atoms(),
-                    atoms.len()
-                ));
-            }
-        }
-    }
     let mut el = Elaborator::default();
     let mut top = el.scope(d, d.output(), true);
     let placements: Vec<Vec<Option<Vec<u64>>>> =
         d.inputs.iter().map(|i| i.layout.placement()).collect();
-    let nframes = frames.len() as u64;
+    let nframes = nframes as u64;
     let cap = lat + (nframes + 2) * p + 16;
     let out_layout = d.output_layout().clone();
     let out_place = out_layout.placement();
+    let natoms = out_layout.atoms() as usize;
     let mut violations = Vec::new();
-    let mut trace = Vec::new();
     let mut out_start: Option<u64> = None;
-    let mut result_frames: Vec<Vec<Lane>> =
-        vec![vec![Lane::Poison; out_layout.atoms() as usize]; frames.len()];
+    // the frame being driven, and the frame being read with its number
+    let mut driven: Option<(u64, Vec<Vec<Value>>)> = None;
+    let mut read: (u64, Vec<Lane>) = (0, vec![Lane::Poison; natoms]);
     let mut t = 0;
     while t < cap {
+        let (f, c) = (t / p, t % p);
+        if f < nframes && driven.as_ref().is_none_or(|(g, _)| *g != f) {
+            let fr = input(f as usize)?;
+            check_frame(d, f, &fr)?;
+            driven = Some((f, fr));
+        } else if f >= nframes {
+            driven = None;
+        }
         let ins: Vec<Sig> = d
             .inputs
             .iter()
             .enumerate()
             .map(|(k, decl)| {
-                let (f, c) = (t / p, t % p);
-                let lanes = match (frames.get(f as usize), &placements[k][c as usize]) {
-                    (Some(fr), Some(idx)) => idx
+                let lanes = match (&driven, &placements[k][c as usize]) {
+                    (Some((_, fr)), Some(idx)) => idx
                         .iter()
                         .map(|a| Lane::Val(fr[k][*a as usize].clone()))
                         .collect(),
@@ -132,41 +149,66 @@ pub fn simulate(d: &Design, frames: &[Vec<Vec<Value>>]) -> Result<SimResult, Str
         if out.started && out_start.is_none() {
             out_start = Some(t);
         }
-        match out_start {
-            Some(s) => {
-                let tau = t - s;
-                let (f, c) = ((tau / p) as usize, tau % p);
-                if let Some(idx) = &out_place[c as usize] {
-                    if let Some(fr) = result_frames.get_mut(f) {
-                        for (a, l) in idx.iter().zip(&out.lanes) {
-                            fr[*a as usize] = l.clone();
-                        }
+        if let Some(s) = out_start {
+            let tau = t - s;
+            let (f, c) = (tau / p, tau % p);
+            if let Some(idx) = &out_place[c as usize] {
+                if f < nframes {
+                    for (a, l) in idx.iter().zip(out.lanes) {
+                        read.1[*a as usize] = l;
                     }
-                    trace.push(Some(out.lanes));
-                } else {
-                    trace.push(None);
-                }
-                if tau + 1 >= nframes * p {
-                    t += 1;
-                    break;
                 }
             }
-            None => trace.push(None),
+            if c + 1 == p && f < nframes {
+                let done = std::mem::replace(&mut read.1, vec![Lane::Poison; natoms]);
+                output(f as usize, done)?;
+                read.0 = f + 1;
+            }
+            if tau + 1 >= nframes * p {
+                t += 1;
+                break;
+            }
         }
         t += 1;
     }
     let Some(start) = out_start else {
         return Err(format!("the output never started within {cap} clocks"));
     };
-    Ok(SimResult {
+    // frames cut off by the clock cap read as poison, as if never driven
+    while read.0 < nframes {
+        let done = std::mem::replace(&mut read.1, vec![Lane::Poison; natoms]);
+        output(read.0 as usize, done)?;
+        read.0 += 1;
+    }
+    Ok(SimStats {
         clocks: p,
         latency: start,
         model_latency: lat,
         clocks_run: t,
-        frames: result_frames,
-        trace,
         violations,
     })
+}
+
+/// Checks that frame `f` has one input per design input, each of its layout's atom count.
+fn check_frame(d: &Design, f: u64, fr: &[Vec<Value>]) -> Result<(), String> {
+    if fr.len() != d.inputs.len() {
+        return Err(format!(
+            "frame {f}: {} input value(s) for {} input(s)",
+            fr.len(),
+            d.inputs.len()
+        ));
+    }
+    for (i, atoms) in d.inputs.iter().zip(fr) {
+        if atoms.len() as u64 != i.layout.atoms() {
+            return Err(format!(
+                "frame {f}: input `{}` needs {} atoms, found {}",
+                i.name,
+                i.layout.atoms(),
+                atoms.len()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Builds instances, sharing the static tables of data-movement nodes.

@@ -7,13 +7,15 @@
 
 use super::design::Design;
 use super::layout::Layout;
-use super::sim::{simulate, SimResult};
+use super::sim::{simulate_stream, SimStats};
 use super::stream::{atom_matches, flatten, Lane};
 use crate::seq::fast;
 use crate::seq::types::SeqType;
 use crate::seq::value::{random_value, Value};
 use crate::seq::Program;
 use crate::util::rng::Rng;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 
 /// One output atom where the design disagrees with the interpreter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,7 +34,7 @@ pub struct Mismatch {
 #[derive(Clone, Debug)]
 pub struct Verification {
     /// The simulation.
-    pub sim: SimResult,
+    pub sim: SimStats,
     /// Disagreeing atoms (at most 64 are kept).
     pub mismatches: Vec<Mismatch>,
     /// Number of mismatching atoms in total.
@@ -116,23 +118,58 @@ pub fn random_frames(p: &Program, seed: u64, frames: usize) -> Vec<Vec<Value>> {
 /// compares every frame's output with the interpreter's (the fast evaluator's for a frame
 /// larger than [`fast::LARGE_FRAME`] input atoms: see [`fast::expected`]).
 pub fn verify(d: &Design, p: &Program, frames: &[Vec<Value>]) -> Result<Verification, String> {
+    verify_stream(d, p, frames.len(), |f| Ok(frames[f].clone()))
+}
+
+/// [`verify`] on `frames` random frames from `seed`, the frames of [`random_frames`], made
+/// one at a time: memory holds the frames in flight, not all of them.
+pub fn verify_random(
+    d: &Design,
+    p: &Program,
+    seed: u64,
+    frames: usize,
+) -> Result<Verification, String> {
+    let mut rng = Rng::new(seed);
+    verify_stream(d, p, frames, |_| {
+        Ok(p.inputs
+            .iter()
+            .map(|i| random_value(&i.ty, &mut rng))
+            .collect())
+    })
+}
+
+/// [`verify`] with frame `f`'s inputs given by `frame(f)` when the simulation drives it
+/// (in order, each once): a frame's expected output is computed then, and compared and
+/// dropped when the design has put it out.
+pub fn verify_stream(
+    d: &Design,
+    p: &Program,
+    frames: usize,
+    mut frame: impl FnMut(usize) -> Result<Vec<Value>, String>,
+) -> Result<Verification, String> {
     check_compatible(d, p)?;
-    let flat: Vec<Vec<Vec<Value>>> = frames
-        .iter()
-        .map(|fr| {
-            fr.iter()
-                .zip(&p.inputs)
-                .map(|(v, i)| flatten(v, &i.ty))
-                .collect()
-        })
-        .collect();
-    let sim = simulate(d, &flat)?;
+    // expected outputs of the frames driven and not yet read
+    let pending: RefCell<VecDeque<Vec<Value>>> = RefCell::new(VecDeque::new());
     let mut mismatches = Vec::new();
     let (mut count, mut checked, mut skipped) = (0, 0, 0);
-    for (f, fr) in frames.iter().enumerate() {
-        let expected = fast::expected(p, fr)?;
-        let expected = flatten(&expected, p.output_type());
-        for (a, (e, g)) in expected.iter().zip(&sim.frames[f]).enumerate() {
+    let input = |f: usize| -> Result<Vec<Vec<Value>>, String> {
+        let fr = frame(f)?;
+        let expected = fast::expected(p, &fr)?;
+        pending
+            .borrow_mut()
+            .push_back(flatten(&expected, p.output_type()));
+        Ok(fr
+            .iter()
+            .zip(&p.inputs)
+            .map(|(v, i)| flatten(v, &i.ty))
+            .collect())
+    };
+    let output = |f: usize, got: Vec<Lane>| -> Result<(), String> {
+        let expected = pending
+            .borrow_mut()
+            .pop_front()
+            .ok_or_else(|| format!("frame {f} was read before it was driven"))?;
+        for (a, (e, g)) in expected.iter().zip(&got).enumerate() {
             if matches!(e, Value::Undef) {
                 skipped += 1;
                 continue;
@@ -150,7 +187,9 @@ pub fn verify(d: &Design, p: &Program, frames: &[Vec<Value>]) -> Result<Verifica
                 }
             }
         }
-    }
+        Ok(())
+    };
+    let sim = simulate_stream(d, frames, input, output)?;
     Ok(Verification {
         sim,
         mismatches,

@@ -2,6 +2,7 @@
 //! deterministic random number generator, a deterministic parallel map.
 
 pub mod arena;
+pub mod budget;
 pub mod diag;
 pub mod fxhash;
 pub mod par;

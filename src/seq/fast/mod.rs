@@ -15,6 +15,7 @@
 
 mod atom;
 mod col;
+pub mod estimate;
 mod val;
 
 use super::flat::{FlatValue, Shape};
@@ -25,6 +26,7 @@ use super::scope::Scope;
 use super::types::SeqType;
 use super::value::Value;
 use col::{Buf, Col};
+pub use estimate::memory_estimate;
 use std::collections::HashMap;
 use std::rc::Rc;
 use val::FVal;
