@@ -3,10 +3,10 @@
 //!
 //! A program goes through: the checker; the program writer and back (same types, same
 //! values); the reference interpreter against the fast evaluator; the scheduler at a random
-//! slowdown; the design's checker, writer and reader (the same text back); the cycle
+//! slowdown and clock; the design's checker, writer and reader (the same text back); the cycle
 //! simulator against the interpreter; the Verilog generator; and, when asked, Icarus
 //! simulation of the Verilog against the interpreter. A design text goes through the reader,
-//! checker, latency, area and timing models, writer and reader, simulator and Verilog
+//! checker, latency, area and timing models, pipelining, writer and reader, simulator and Verilog
 //! generator; a mutated design computes something else than its program, so only a panic
 //! counts there.
 //!
@@ -21,6 +21,7 @@ use crate::schedule::{aetherling, egraph};
 use crate::seq::types::SeqType;
 use crate::seq::value::{format_value, random_value};
 use crate::seq::{fast, interp, parse_program, program_text, Program, Value};
+use crate::st::pipeline::{baseline_at, Clock};
 use crate::st::verify::{check_compatible, random_frames, verify};
 use crate::st::{latency, parse_design, Design};
 use crate::util::diag::Diagnostic;
@@ -36,7 +37,8 @@ pub const EVAL_ATOMS: u64 = 4096;
 pub const SCHEDULE_CLOCKS: u64 = 256;
 
 /// Designs of more clocks per period than this, or whose inputs or output carry more atoms,
-/// are checked but not simulated nor turned into Verilog.
+/// are checked but not simulated nor turned into Verilog; nor are designs of a longer
+/// latency simulated.
 pub const DESIGN_CLOCKS: u64 = 4096;
 
 /// How far down the pipeline an input went.
@@ -196,16 +198,32 @@ fn pick_slowdown(p: &Program, rng: &mut Rng) -> u64 {
 fn schedule_and_simulate(p: &Program, rng: &mut Rng, depth: &Depth) -> Result<Outcome, String> {
     let s = pick_slowdown(p, rng);
     let aetherling = rng.range(0, 3) == 0;
+    // As the commands make them: mostly for the default clock, sometimes for none or for
+    // a clock asked for.
+    let clock = match rng.range(0, 3) {
+        0 => None,
+        1 => Some(Clock::default_target()),
+        _ => Some(Clock::ice40(*rng.pick(&[50.0, 150.0, 300.0, 600.0]))),
+    };
     let got = if aetherling {
-        aetherling::schedule(p, s).map(|b| b.design)
+        aetherling::schedule(p, s).and_then(|b| baseline_at(b.design, clock.as_ref()))
     } else {
         let o = egraph::Options {
             baseline: false,
+            clock: clock.clone(),
             ..egraph::Options::default()
         };
         egraph::schedule(p, s, &o).map(|g| g.design)
     };
-    let strategy = if aetherling { "aetherling" } else { "egraph" };
+    let strategy = match &clock {
+        Some(c) => format!(
+            "{} (clock {} MHz{})",
+            if aetherling { "aetherling" } else { "egraph" },
+            c.mhz,
+            if c.strict { ", strict" } else { "" }
+        ),
+        None => (if aetherling { "aetherling" } else { "egraph" }).to_string(),
+    };
     let Ok(d) = got else {
         // Not every slowdown has a design; the scheduler says so, which is all it owes.
         return Ok(Outcome::at(Stage::Scheduled));
@@ -295,6 +313,7 @@ pub fn design_source(
     let _ = crate::st::area::area(&d);
     let _ = crate::st::pipeline::critical_path(&d, &crate::st::delay::Target::ice40_hx8k());
     let _ = crate::rtl::emit(&d);
+    let _ = Clock::default_target().pipeline(&d);
     let Some(p) = program else {
         return Ok(Outcome::at(Stage::Checked));
     };
@@ -302,6 +321,9 @@ pub fn design_source(
         return Ok(Outcome::at(Stage::Checked));
     }
     let aligned = match latency::analyze(&d) {
+        // The simulator runs until the output's latency has passed: a FIFO thousands of
+        // clocks deep (a mutated depth) makes that as long.
+        Ok(l) if l.output > DESIGN_CLOCKS => return Ok(Outcome::at(Stage::Checked)),
         Ok(l) if !l.misaligned.is_empty() => latency::insert_fifos(&d).ok(),
         _ => None,
     };

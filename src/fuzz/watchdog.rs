@@ -3,6 +3,11 @@
 //! aborts. A hung or runaway input cannot be stopped any other way from inside the process,
 //! and an abort is what a test runner or `scripts/fuzz.sh` notices.
 //!
+//! The time bound is on the CPU time the process spends on the input (all its threads), so
+//! a machine that stalls the process (other jobs, memory pressure) does not make a quick
+//! input look hung; ten times the bound in wall-clock time also counts, for an input that
+//! blocks without computing.
+//!
 //! The same file, written as each input starts, is what survives a crash of the process
 //! itself (a stack overflow), so the script keeps the input that caused it.
 
@@ -14,7 +19,7 @@ use std::time::{Duration, Instant};
 /// The bounds and where the running input is kept.
 #[derive(Clone, Debug)]
 pub struct Bounds {
-    /// Longest time one input may run.
+    /// Most CPU time one input may take (and ten times this in wall-clock time).
     pub time: Duration,
     /// Most resident memory of the whole process, in bytes.
     pub memory: u64,
@@ -26,6 +31,7 @@ pub struct Bounds {
 
 struct Running {
     since: Instant,
+    cpu_since: Option<Duration>,
     input: Input,
 }
 
@@ -33,6 +39,17 @@ struct Running {
 pub struct Watchdog {
     bounds: Bounds,
     running: Arc<Mutex<Option<Running>>>,
+}
+
+/// The CPU time this process has used, all threads (Linux; `None` elsewhere).
+pub fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces, in parentheses): state is
+    // field 3, utime 14 and stime 15, in clock ticks of 1/100 s on Linux.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
 }
 
 /// The resident memory of this process in bytes (Linux; `None` elsewhere).
@@ -54,8 +71,14 @@ impl Watchdog {
             let Some(r) = guard.as_ref() else {
                 continue;
             };
-            let over = if r.since.elapsed() > b.time {
-                Some(format!("ran past its bound of {:?}", b.time))
+            let cpu = match (r.cpu_since, cpu_time()) {
+                (Some(a), Some(b)) => b.saturating_sub(a),
+                _ => r.since.elapsed(),
+            };
+            let over = if cpu > b.time {
+                Some(format!("ran past its bound of {:?} of CPU time", b.time))
+            } else if r.since.elapsed() > 10 * b.time {
+                Some(format!("ran past {:?} of wall-clock time", 10 * b.time))
             } else {
                 match resident_bytes() {
                     Some(m) if m > b.memory => Some(format!(
@@ -99,6 +122,7 @@ impl Watchdog {
         }
         *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(Running {
             since: Instant::now(),
+            cpu_since: cpu_time(),
             input: input.clone(),
         });
     }
