@@ -300,3 +300,36 @@ fn a_design_of_huge_latency_is_checked_not_simulated() {
     assert_eq!(replay(&f), Ok(Stage::Checked));
     assert!(t0.elapsed() < Duration::from_secs(30));
 }
+
+/// Every example program is written back as text (`seq::program_text`) that reads back with
+/// the same types and, where it is small enough to evaluate, the same values.
+#[test]
+fn every_example_program_reads_back_from_its_written_text() {
+    let mut paths = Vec::new();
+    let mut dirs = vec![root().join("examples")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "seq") {
+                paths.push(p);
+            }
+        }
+    }
+    paths.sort();
+    let mut evaluated = 0;
+    for f in &paths {
+        let p = tessera::seq::load_program(f).unwrap_or_else(|e| panic!("{e}"));
+        let mut rng = tessera::util::rng::Rng::new(3);
+        match tessera::fuzz::oracle::program(&p, &mut rng, &Default::default()) {
+            Ok(o) => evaluated += usize::from(o.stage >= Stage::Evaluated),
+            Err(e) => panic!("{}: {e}", f.display()),
+        }
+    }
+    assert!(
+        evaluated >= 30,
+        "only {evaluated} of {} evaluated",
+        paths.len()
+    );
+}
