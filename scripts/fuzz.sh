@@ -16,7 +16,8 @@
 # A failing chunk's minimal input is written to target/fuzz/crashes/fuzz_SEED.seq (or .st,
 # with its program as .program.seq); a chunk that crashes the process (abort, stack
 # overflow, time or memory bound) leaves the input it was running there as crash_SEED.*.
-# The run goes on with the next chunk; the exit status is 1 if any chunk failed.
+# The run goes on with the next chunk (the total counts completed chunks only); the exit
+# status is 1 if any chunk failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     --chunk) chunk="$2"; shift 2 ;;
     --schedule) schedule="$2"; shift 2 ;;
     --rtl) rtl="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
