@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --chunk) chunk="$2"; shift 2 ;;
     --schedule) schedule="$2"; shift 2 ;;
     --rtl) rtl="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
