@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod egraph;
+pub mod fuzz;
 pub mod imageio;
 pub mod report;
 pub mod rtl;

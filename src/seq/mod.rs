@@ -20,7 +20,7 @@ pub mod types;
 pub mod value;
 
 pub use flat::FlatValue;
-pub use front::{load_program, parse_program};
+pub use front::{load_program, parse_program, program_text};
 pub use op::{AtomOp, Op};
 pub use program::{NodeId, Program};
 pub use types::{ScalarType, SeqType};

@@ -17,6 +17,9 @@ use std::path::Path;
 
 mod ops;
 mod syntax;
+mod write;
+
+pub use write::program_text;
 
 /// The largest number of atoms one type may hold; far above the 1920x1080 apps, and low
 /// enough that a typo such as `(seq 99999999999 ...)` is an error, not an out-of-memory.
