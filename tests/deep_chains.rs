@@ -195,3 +195,19 @@ fn the_binary_runs_every_command_on_deep_chains() {
         }
     }
 }
+
+#[test]
+fn explain_refuses_a_term_too_large_to_print_and_explains_a_long_map_chain() {
+    let explain = Options {
+        explain: true,
+        ..Options::default()
+    };
+    // A map2 chain on the two lets before doubles its term (as a tree) at every link.
+    let Err(err) = schedule(&program(Kind::Map2, 100), 2, &explain) else {
+        panic!("a term too large to print is refused")
+    };
+    assert!(err.contains("written out as a tree"), "{err}");
+    let got = schedule(&program(Kind::Map, 300), 2, &explain).expect("explained");
+    let e = got.explanation.expect("an explanation");
+    assert!(e.lowering.len() >= 300, "{} lines", e.lowering.len());
+}
