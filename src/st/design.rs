@@ -371,6 +371,9 @@ impl Design {
         out.add_body(params, root)
     }
 
+    /// Copies node `id` (and what it reaches) into `out`, arguments in order before the
+    /// node itself. Iterative over arguments, so a long chain costs no stack; it recurses
+    /// only into bodies, as deep as they nest.
     fn copy_into(
         &self,
         out: &mut Design,
@@ -378,38 +381,46 @@ impl Design {
         map: &mut HashMap<NodeId, NodeId>,
         bmap: &mut HashMap<BodyId, BodyId>,
     ) -> NodeId {
-        if let Some(&n) = map.get(&id) {
-            return n;
+        // (node, how many of its arguments have been visited)
+        let mut stack = vec![(id, 0usize)];
+        while let Some((cur, next)) = stack.last_mut() {
+            let cur = *cur;
+            if map.contains_key(&cur) {
+                stack.pop();
+                continue;
+            }
+            let node = self.node(cur);
+            if let Some(a) = node.args.get(*next) {
+                *next += 1;
+                stack.push((*a, 0));
+                continue;
+            }
+            stack.pop();
+            let args: Vec<NodeId> = node.args.iter().map(|a| map[a]).collect();
+            let mut op = node.op.clone();
+            if let Some(b) = op.body() {
+                let nb = match bmap.get(&b) {
+                    Some(nb) => *nb,
+                    None => {
+                        let body = self.body(b).clone();
+                        let root = self.copy_into(out, body.root, map, bmap);
+                        let nb = out
+                            .add_body(body.params, root)
+                            .expect("copied from a valid design");
+                        bmap.insert(b, nb);
+                        nb
+                    }
+                };
+                set_body(&mut op, nb);
+            }
+            let n = match &op {
+                StOp::Arg(k, l) => out.add_arg(*k, l.clone()),
+                _ => out.add(op, &args),
+            }
+            .expect("copied from a valid design");
+            map.insert(cur, n);
         }
-        let node = self.node(id).clone();
-        let args: Vec<NodeId> = node
-            .args
-            .iter()
-            .map(|a| self.copy_into(out, *a, map, bmap))
-            .collect();
-        let mut op = node.op;
-        if let Some(b) = op.body() {
-            let nb = match bmap.get(&b) {
-                Some(nb) => *nb,
-                None => {
-                    let body = self.body(b).clone();
-                    let root = self.copy_into(out, body.root, map, bmap);
-                    let nb = out
-                        .add_body(body.params, root)
-                        .expect("copied from a valid design");
-                    bmap.insert(b, nb);
-                    nb
-                }
-            };
-            set_body(&mut op, nb);
-        }
-        let n = match &op {
-            StOp::Arg(k, l) => out.add_arg(*k, l.clone()),
-            _ => out.add(op, &args),
-        }
-        .expect("copied from a valid design");
-        map.insert(id, n);
-        n
+        map[&id]
     }
 }
 

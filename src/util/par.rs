@@ -4,6 +4,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// The stack of each worker thread.
+const STACK: usize = 8 << 20;
+
 /// Applies `f` to every item on up to `available_parallelism` threads and returns the
 /// results in the items' order. Items are taken in order, so put the longest first.
 pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -17,12 +20,18 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = f(item);
-                slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
+            // The main thread's stack size (8 MiB) rather than the 2 MiB default: headroom
+            // only, as the passes keep their recursion bounded (docs/scheduling.md, Known
+            // limits).
+            std::thread::Builder::new()
+                .stack_size(STACK)
+                .spawn_scoped(scope, || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                })
+                .expect("a worker thread");
         }
     });
     slots

@@ -76,7 +76,16 @@ pub(super) struct Lowerer<'p> {
     inputs: Vec<Option<(StId, Forms)>>,
     /// The sub-searches already run.
     pub(super) search: Memo,
+    /// How many [`Lowerer::lower`] calls are open (see [`MAX_DEPTH`]).
+    depth: usize,
 }
+
+/// The deepest chain of operators Aetherling's lowering takes. It is the reference's
+/// back-to-front recursion, kept as written (the first consumer of a value picks its
+/// layout, deep inside each operator's table); one level takes a few hundred bytes of
+/// stack, so this bound keeps it well inside a thread's stack. Deeper programs are
+/// refused with an error naming the bound; the e-graph scheduler has no such bound.
+pub const MAX_DEPTH: usize = 1000;
 
 impl<'p> Lowerer<'p> {
     /// A lowerer; with `fixed`, the inputs are declared up front with those forms.
@@ -102,6 +111,7 @@ impl<'p> Lowerer<'p> {
             scopes: vec![Scope::default()],
             inputs,
             search,
+            depth: 0,
         })
     }
 
@@ -224,7 +234,16 @@ impl<'p> Lowerer<'p> {
             let to = self.layout(id, forms);
             return self.reshape(st, to);
         }
-        let st = self.lower_op(id, forms)?;
+        if self.depth >= MAX_DEPTH {
+            return Err(format!(
+                "Aetherling's lowering recurses once per operator, and this program nests \
+                 operators more than {MAX_DEPTH} deep (the e-graph scheduler has no such bound)"
+            ));
+        }
+        self.depth += 1;
+        let st = self.lower_op(id, forms);
+        self.depth -= 1;
+        let st = st?;
         let scope = self.scopes.last_mut().expect("a scope");
         scope.memo.insert(id, (st, forms.to_vec()));
         Ok(st)

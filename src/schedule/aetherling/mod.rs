@@ -19,6 +19,7 @@
 //!   e-graph scheduler repairs).
 
 mod lower;
+pub use lower::MAX_DEPTH;
 mod ops;
 mod tables;
 

@@ -38,6 +38,16 @@ pub fn explain(g: &StreamGraph, choice: &Choice, root: usize) -> Result<Explanat
     let r = t.term(root, 0)?;
     let memo = t.memo;
     let all = t.b.finish();
+    // The term is a DAG, but it is printed, and re-proven with egg's explanations, as a
+    // tree: a program that reuses values (`(map2 4 add aK-1 aK-2)` chains) doubles it at
+    // every level, which took 16 GB at 100 lets. Refused past a size instead.
+    let size = tree_size(&all, r);
+    if size > MAX_TREE {
+        return Err(format!(
+            "the selection's term is {size} nodes written out as a tree, more than the \
+             {MAX_TREE} an explanation prints"
+        ));
+    }
     let mut lowering = Vec::new();
     let mut seen = HashSet::new();
     lines(g, choice, root, 0, &all, &memo, &mut seen, &mut lowering);
@@ -45,6 +55,22 @@ pub fn explain(g: &StreamGraph, choice: &Choice, root: usize) -> Result<Explanat
         term: reroot(&all, r),
         lowering,
     })
+}
+
+/// The largest term (as a tree) an explanation prints and re-proves.
+pub const MAX_TREE: u64 = 10_000;
+
+/// The size of the term rooted at `root` written out as a tree (saturating).
+fn tree_size(e: &RecExpr<SeqLang>, root: Id) -> u64 {
+    let nodes = e.as_ref();
+    let mut size = vec![0u64; usize::from(root) + 1];
+    for (i, n) in nodes.iter().enumerate().take(size.len()) {
+        size[i] = n
+            .children()
+            .iter()
+            .fold(1u64, |acc, c| acc.saturating_add(size[usize::from(*c)]));
+    }
+    size[usize::from(root)]
 }
 
 struct Terms<'a, 'g> {

@@ -31,7 +31,9 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
     use std::rc::Rc;
     let n = g.classes.len();
     let mut best: Choice = vec![(f64::INFINITY, None); n];
-    type Set = HashMap<usize, f64>;
+    // Persistent: a class's set is its first child's with a few classes added, sharing the
+    // rest, so a chain of n classes holds n log n entries rather than n^2 / 2.
+    type Set = imbl::GenericHashMap<usize, f64, FxBuild, imbl::shared_ptr::DefaultSharedPtr>;
     let mut sets: Vec<Option<Rc<Set>>> = vec![None; n];
     let own: Vec<Vec<f64>> = g
         .classes
@@ -193,37 +195,87 @@ impl<'g, 'a> Builder<'g, 'a> {
     }
 
     /// Builds class `c` in the current scope (arguments `args`).
+    ///
+    /// Iterative (a chain of thousands of operators is as deep as it is long), with the
+    /// recursive order of effects: each child is built, then fixed to its layout, before the
+    /// next child.
     pub fn build(
         &mut self,
         c: usize,
         memo: &mut HashMap<usize, StId>,
         args: &[StId],
     ) -> Result<StId, String> {
-        if let Some(id) = memo.get(&c) {
-            return Ok(*id);
+        /// A class being built: its chosen node and the children fixed so far.
+        struct Frame {
+            c: usize,
+            ni: usize,
+            kids: Vec<StId>,
         }
-        let ni = self.choice[c]
-            .1
-            .ok_or_else(|| format!("stream class {c} has no finite-cost node"))?;
-        let nd = &self.g.classes[c].nodes[ni];
-        let id = match &*nd.how {
-            How::Input(k) => *self.inputs.get(*k).ok_or("input out of range")?,
-            How::Arg(k, _) => *args.get(usize::from(*k)).ok_or("argument out of range")?,
-            how => {
-                let mut kids = Vec::new();
-                for (k, want) in &nd.kids {
-                    let id = self.build(*k, memo, args)?;
-                    kids.push(self.fix(id, want)?);
-                }
-                let body = match &nd.body {
-                    Some((b, params, root)) => Some(self.build_body(*b, params, root)?),
-                    None => None,
+        let g = self.g;
+        let mut stack: Vec<Frame> = Vec::new();
+        // The class to visit next (`None`: continue the top frame).
+        let mut visit = Some(c);
+        loop {
+            if let Some(c) = visit.take() {
+                let done = match memo.get(&c) {
+                    Some(id) => Some(*id),
+                    None => {
+                        let ni = self.choice[c]
+                            .1
+                            .ok_or_else(|| format!("stream class {c} has no finite-cost node"))?;
+                        match &*g.classes[c].nodes[ni].how {
+                            How::Input(k) => {
+                                Some(*self.inputs.get(*k).ok_or("input out of range")?)
+                            }
+                            How::Arg(k, _) => {
+                                Some(*args.get(usize::from(*k)).ok_or("argument out of range")?)
+                            }
+                            _ => {
+                                stack.push(Frame {
+                                    c,
+                                    ni,
+                                    kids: Vec::new(),
+                                });
+                                None
+                            }
+                        }
+                    }
                 };
-                emit(&mut self.d, how, &kids, body)?
+                if let Some(id) = done {
+                    memo.insert(c, id);
+                    match stack.last_mut() {
+                        Some(top) => {
+                            let want = &g.classes[top.c].nodes[top.ni].kids[top.kids.len()].1;
+                            let fixed = self.fix(id, want)?;
+                            top.kids.push(fixed);
+                        }
+                        None => return Ok(id),
+                    }
+                }
+                continue;
             }
-        };
-        memo.insert(c, id);
-        Ok(id)
+            let top = stack.last().expect("a frame to continue");
+            let nd = &g.classes[top.c].nodes[top.ni];
+            if top.kids.len() < nd.kids.len() {
+                visit = Some(nd.kids[top.kids.len()].0);
+                continue;
+            }
+            let Frame { c, kids, .. } = stack.pop().expect("a frame");
+            let body = match &nd.body {
+                Some((b, params, root)) => Some(self.build_body(*b, params, root)?),
+                None => None,
+            };
+            let id = emit(&mut self.d, &nd.how, &kids, body)?;
+            memo.insert(c, id);
+            match stack.last_mut() {
+                Some(top) => {
+                    let want = &g.classes[top.c].nodes[top.ni].kids[top.kids.len()].1;
+                    let fixed = self.fix(id, want)?;
+                    top.kids.push(fixed);
+                }
+                None => return Ok(id),
+            }
+        }
     }
 
     fn build_body(&mut self, b: usize, params: &[Layout], root: &Layout) -> Result<BodyId, String> {
@@ -265,7 +317,7 @@ pub fn dag_cost(g: &StreamGraph, choice: &Choice, root: usize, w: &Weights) -> f
 /// all zero between calls. [`improve`] costs thousands of selections of one graph; one
 /// hash map per scope and call was a tenth of `explore`'s instructions.
 #[derive(Default)]
-struct Marks(Vec<Vec<u8>>);
+struct Marks(Vec<Vec<u8>>, usize);
 
 fn dag_cost_in(g: &StreamGraph, choice: &Choice, root: usize, w: &Weights, m: &mut Marks) -> f64 {
     DagCost {
@@ -302,6 +354,7 @@ impl DagCost<'_> {
         state.resize(self.g.classes.len(), 0);
         let mut touched = Vec::new();
         let total = self.dfs(root, depth, &mut state, &mut touched);
+        self.marks.1 += touched.len();
         for c in touched {
             state[c] = 0;
         }
@@ -381,6 +434,10 @@ fn reachable(g: &StreamGraph, choice: &Choice, root: usize) -> Vec<usize> {
     out
 }
 
+/// The classes [`improve`] may visit in its DAG-cost walks (or 64 walks of the whole
+/// selection, if more).
+pub const IMPROVE_BUDGET: usize = 20_000_000;
+
 /// DAG-aware improvement of a greedy selection: switches one class at a time to another
 /// of its nodes (whose unselected descendants follow the greedy choice) when that lowers
 /// the DAG cost; repeats until no switch helps (at most `passes` rounds).
@@ -394,6 +451,11 @@ pub fn improve(
 ) -> f64 {
     let mut marks = Marks::default();
     let mut best = dag_cost_in(g, choice, root, w, &mut marks);
+    // Every candidate costs a walk of the whole selection, so the rounds are quadratic in
+    // its size: past a budget of classes visited (a count, so the result stays the same run
+    // to run) the selection is kept as it is. Every app of examples/ stays far below it; a
+    // chain of thousands of operators reaches it.
+    let budget = IMPROVE_BUDGET.max(marks.1 * 64);
     for _ in 0..passes {
         let mut improved = false;
         for c in reachable(g, choice, root) {
@@ -415,6 +477,9 @@ pub fn improve(
                         .is_some_and(|(b, _, _)| !choice[*b].0.is_finite())
                 {
                     continue;
+                }
+                if marks.1 > budget {
+                    return best;
                 }
                 choice[c].1 = Some(alt);
                 let cost = dag_cost_in(g, choice, root, w, &mut marks);

@@ -140,6 +140,9 @@ pub fn op_label(d: &Design, id: NodeId) -> String {
     flat[1..flat.len() - 1].to_string()
 }
 
+/// The most operators a written expression nests before a node is named by a `let`.
+const INLINE_DEPTH: usize = 32;
+
 struct Writer<'d> {
     d: &'d Design,
     /// Bodies as `fn` and no inputs: one operator's label.
@@ -159,10 +162,31 @@ impl Writer<'_> {
                 *uses.entry(*a).or_default() += 1;
             }
         }
+        // How many operators deep each node's written form nests, counting only the
+        // arguments written inline; a node as deep as `INLINE_DEPTH` is named, so a file nests
+        // by at most that many operators (plus layouts and literals) however long the
+        // design's chains are, and reads back (`util::sexp::MAX_NESTING`).
+        let mut level: HashMap<NodeId, usize> = HashMap::new();
         let mut out = Vec::new();
         for id in scope {
             let shared = uses.get(id).copied().unwrap_or(0) > 1;
-            if shared && !self.names.contains_key(id) {
+            let deep = if self.names.contains_key(id) {
+                level.insert(*id, 0);
+                false
+            } else {
+                let l = 1 + self
+                    .d
+                    .node(*id)
+                    .args
+                    .iter()
+                    .map(|a| level.get(a).copied().unwrap_or(0))
+                    .max()
+                    .unwrap_or(0);
+                let deep = l >= INLINE_DEPTH;
+                level.insert(*id, if shared || deep { 0 } else { l });
+                deep
+            };
+            if (shared || deep) && !self.names.contains_key(id) {
                 let name = loop {
                     let n = format!("v{}", self.next);
                     self.next += 1;
