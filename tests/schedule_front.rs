@@ -334,23 +334,3 @@ fn explore_says_when_a_search_was_truncated() {
     let doc: serde_json::Value = serde_json::from_str(&run(whole, "1", true)).unwrap();
     assert_eq!(doc["rows"][0]["truncated"], false);
 }
-
-/// `schedule --slowdown S` and the row of S in a default `explore` are the same design:
-/// both try the same faster designs in bursts.
-#[test]
-fn schedule_and_explore_give_the_same_design() {
-    for file in ["examples/pyramid_1d.seq", "examples/seed/blur3x1.seq"] {
-        let p = program(file);
-        let o = egraph::Options::default();
-        let slowdowns = default_slowdowns(&p);
-        for (s, row) in egraph::explore_designs(&p, &slowdowns, &o) {
-            let row = row.unwrap_or_else(|e| panic!("{file} at {s}: {e}"));
-            let alone = egraph::schedule(&p, s, &o).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(
-                alone.design.to_text(),
-                row.design.to_text(),
-                "{file} at {s}: schedule and explore differ"
-            );
-        }
-    }
-}

@@ -215,25 +215,31 @@ pub fn derivation(
     })
 }
 
-/// The slowdowns whose designs may run in bursts at `s`: those of `listed` (explore's
-/// slowdowns), or alone the default slowdowns, that properly divide `s`. `schedule
-/// --slowdown S` and the row of S in a default `explore` therefore try the same sources and
-/// give the same design, and the front over the listed slowdowns is monotone along
-/// multiples.
+/// How many of the largest proper divisors [`burst_sources`] tries alone.
+const BURST_SOURCES: usize = 4;
+
+/// The slowdowns whose designs may run in bursts at `s`. With a `listed` set of slowdowns
+/// (explore's), the listed ones that properly divide `s`: the front shown is then monotone
+/// along multiples, and no slowdown outside the list is scheduled. Alone, the
+/// [`BURST_SOURCES`] largest default slowdowns properly dividing `s` (each costs one more
+/// schedule).
 pub fn burst_sources(p: &Program, s: u64, listed: Option<&[u64]>) -> Vec<u64> {
-    let defaults;
-    let list = match listed {
-        Some(list) => list,
-        None => {
-            defaults = default_slowdowns(p);
-            &defaults
-        }
-    };
-    let mut out: Vec<u64> = list
-        .iter()
-        .copied()
-        .filter(|d| *d < s && s.is_multiple_of(*d))
-        .collect();
+    let mut out: Vec<u64> = Vec::new();
+    if let Some(list) = listed {
+        out.extend(
+            list.iter()
+                .copied()
+                .filter(|d| *d < s && s.is_multiple_of(*d)),
+        );
+    } else {
+        let mut below: Vec<u64> = default_slowdowns(p)
+            .into_iter()
+            .filter(|d| *d < s && s.is_multiple_of(*d))
+            .collect();
+        below.reverse();
+        below.truncate(BURST_SOURCES);
+        out.extend(below);
+    }
     out.sort_unstable();
     out.dedup();
     out
