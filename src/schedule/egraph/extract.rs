@@ -216,7 +216,8 @@ impl<'g, 'a> Builder<'g, 'a> {
         // The class to visit next (`None`: continue the top frame).
         let mut visit = Some(c);
         loop {
-            if let Some(c) = visit.take() {
+            // The class finished on this step and its design node.
+            let (c, id) = if let Some(c) = visit.take() {
                 let done = match memo.get(&c) {
                     Some(id) => Some(*id),
                     None => {
@@ -241,31 +242,24 @@ impl<'g, 'a> Builder<'g, 'a> {
                         }
                     }
                 };
-                if let Some(id) = done {
-                    memo.insert(c, id);
-                    match stack.last_mut() {
-                        Some(top) => {
-                            let want = &g.classes[top.c].nodes[top.ni].kids[top.kids.len()].1;
-                            let fixed = self.fix(id, want)?;
-                            top.kids.push(fixed);
-                        }
-                        None => return Ok(id),
-                    }
+                match done {
+                    Some(id) => (c, id),
+                    None => continue,
                 }
-                continue;
-            }
-            let top = stack.last().expect("a frame to continue");
-            let nd = &g.classes[top.c].nodes[top.ni];
-            if top.kids.len() < nd.kids.len() {
-                visit = Some(nd.kids[top.kids.len()].0);
-                continue;
-            }
-            let Frame { c, kids, .. } = stack.pop().expect("a frame");
-            let body = match &nd.body {
-                Some((b, params, root)) => Some(self.build_body(*b, params, root)?),
-                None => None,
+            } else {
+                let top = stack.last().expect("a frame to continue");
+                let nd = &g.classes[top.c].nodes[top.ni];
+                if top.kids.len() < nd.kids.len() {
+                    visit = Some(nd.kids[top.kids.len()].0);
+                    continue;
+                }
+                let Frame { c, kids, .. } = stack.pop().expect("a frame");
+                let body = match &nd.body {
+                    Some((b, params, root)) => Some(self.build_body(*b, params, root)?),
+                    None => None,
+                };
+                (c, emit(&mut self.d, &nd.how, &kids, body)?)
             };
-            let id = emit(&mut self.d, &nd.how, &kids, body)?;
             memo.insert(c, id);
             match stack.last_mut() {
                 Some(top) => {
