@@ -204,3 +204,25 @@ fn seed_form_and_lane_form_of_shift_nesting_are_equal() {
         "{text}"
     );
 }
+
+/// Map fusion is proven by default (the `fusion` set runs in `prove`'s simplify phase);
+/// the same maps composed in the other order are still not equal.
+#[test]
+fn prove_fuses_maps_by_default_and_still_refuses_the_other_order() {
+    let run = |b: &str| {
+        let out = tessera()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["prove", "tests/data/egraph/fusion/two_maps.seq", b])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, text) = run("tests/data/egraph/fusion/fused.seq");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.starts_with("proven:"), "{text}");
+    let (code, text) = run("tests/data/egraph/fusion/fused_other_order.seq");
+    assert!(text.starts_with("not proven:"), "{code:?} {text}");
+}
