@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use tessera::fuzz::mutate::{self, Mutation};
 use tessera::seq::value::{from_json, random_value};
 use tessera::seq::{interp, parse_program, Program, SeqType};
 use tessera::util::diag::{Diagnostic, Pos};
@@ -996,106 +997,6 @@ fn example_files() -> Vec<PathBuf> {
     files
 }
 
-/// Splits source text into tokens: parentheses, words and runs of blanks or comments,
-/// so that joining the tokens gives the text back.
-fn tokens(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        let mut tok = c.to_string();
-        match c {
-            '(' | ')' => {}
-            ';' => {
-                while let Some(&d) = chars.peek() {
-                    if d == '\n' {
-                        break;
-                    }
-                    tok.push(d);
-                    chars.next();
-                }
-            }
-            c if c.is_whitespace() => {
-                while let Some(&d) = chars.peek() {
-                    if !d.is_whitespace() {
-                        break;
-                    }
-                    tok.push(d);
-                    chars.next();
-                }
-            }
-            _ => {
-                while let Some(&d) = chars.peek() {
-                    if d.is_whitespace() || d == '(' || d == ')' || d == ';' {
-                        break;
-                    }
-                    tok.push(d);
-                    chars.next();
-                }
-            }
-        }
-        out.push(tok);
-    }
-    out
-}
-
-const NUMBERS: [&str; 17] = [
-    "0",
-    "1",
-    "-1",
-    "2",
-    "-128",
-    "255",
-    "256",
-    "65536",
-    "2073600",
-    "268435456",
-    "268435457",
-    "4294967296",
-    "18446744073709551616",
-    "99999999999999999999999999999999999999999",
-    "340282366920938463463374607431768211455",
-    "1/0",
-    "_",
-];
-
-const WORDS: [&str; 12] = [
-    "(", ")", "()", "x", "I", "map", "init", "(init 0)", "fn", "let", "uint8", "\"",
-];
-
-fn mutate(toks: &mut Vec<String>, rng: &mut Rng) {
-    let n = toks.len() as u64;
-    let at = rng.range(0, n - 1) as usize;
-    match rng.range(0, 5) {
-        0 => {
-            toks.remove(at);
-        }
-        1 => {
-            let t = toks[at].clone();
-            toks.insert(at, t);
-        }
-        2 => {
-            let other = rng.range(0, n - 1) as usize;
-            toks.swap(at, other);
-        }
-        3 => toks.insert(at, rng.pick(&WORDS).to_string()),
-        _ => {
-            // Change a number (or, failing that, any word) to an awkward one.
-            let numbers: Vec<usize> = (0..toks.len())
-                .filter(|&i| toks[i].chars().next().is_some_and(|c| c.is_ascii_digit()))
-                .collect();
-            let i = if numbers.is_empty() {
-                at
-            } else {
-                *rng.pick(&numbers)
-            };
-            toks[i] = rng.pick(&NUMBERS).to_string();
-        }
-    }
-    if toks.is_empty() {
-        toks.push("(".into());
-    }
-}
-
 /// Largest type of any node, so that only programs with small values are interpreted.
 fn largest_value(p: &Program) -> u64 {
     p.reachable()
@@ -1118,15 +1019,17 @@ fn mutated_examples_never_panic() {
     let per_file = 4000 / files.len() + 1;
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
-        let base = tokens(&text);
-        assert_eq!(base.concat(), text);
+        assert_eq!(mutate::apply(&text, &[], &[]), text);
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for round in 0..per_file {
-            let mut toks = base.clone();
-            for _ in 0..rng.range(1, 3) {
-                mutate(&mut toks, &mut rng);
-            }
-            let mutated = toks.concat();
+            let edits: Vec<Mutation> = (0..rng.range(1, 3))
+                .map(|_| Mutation {
+                    kind: rng.range(0, u64::from(mutate::KINDS) - 1) as u8,
+                    at: rng.next_u64(),
+                    pick: rng.next_u64(),
+                })
+                .collect();
+            let mutated = mutate::apply(&text, &edits, &[]);
             let seed = rng.next_u64();
             total += 1;
             let result = std::panic::catch_unwind(|| {
