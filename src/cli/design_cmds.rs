@@ -121,14 +121,16 @@ pub fn sim(
         return Err("--frames must be at least 1".into());
     }
     let aligned: Design;
-    let inserted = !latency::analyze(&d)?.misaligned.is_empty();
+    let mut lat = latency::analyze(&d)?;
+    let inserted = !lat.misaligned.is_empty();
     let design = if inserted {
         aligned = latency::insert_fifos(&d)?;
+        lat = latency::analyze(&aligned)?;
         &aligned
     } else {
         &d
     };
-    let lat = latency::analyze(design)?.output;
+    let lat = lat.output;
     budget.check(
         file,
         "simulating the design",

@@ -15,17 +15,14 @@
 
 use super::tb::PRE_CLOCKS;
 use crate::st::design::Design;
-use crate::st::estimate::{table_bytes, tabled, ATOM_BYTES};
+use crate::st::estimate::{node_tables_bytes, ATOM_BYTES};
 
 /// Bytes of one clock's output line, printed and parsed, besides its bits.
 pub const LINE_BYTES: u64 = 80;
 
 /// The estimated peak bytes of generating `d`'s Verilog.
 pub fn emit_bytes(d: &Design) -> u64 {
-    d.ids()
-        .filter(|id| tabled(&d.node(*id).op))
-        .map(|id| 2u64.saturating_mul(table_bytes(d.layout(id))))
-        .fold(0, u64::saturating_add)
+    node_tables_bytes(d)
 }
 
 /// The estimated peak bytes of verifying `d` (output latency `latency`) on `frames` frames

@@ -43,6 +43,16 @@ pub fn tabled(op: &StOp) -> bool {
     )
 }
 
+/// Bytes of the per-clock tables of `d`'s generator and data-movement nodes ([`tabled`]):
+/// each a table of its lanes and its phase entries. The simulator and the Verilog
+/// generator both build them.
+pub fn node_tables_bytes(d: &Design) -> u64 {
+    d.ids()
+        .filter(|id| tabled(&d.node(*id).op))
+        .map(|id| 2u64.saturating_mul(table_bytes(d.layout(id))))
+        .fold(0, u64::saturating_add)
+}
+
 /// The estimated peak bytes of simulating `d` with output latency `latency` clocks,
 /// checking each frame against its program: independent of the number of frames.
 pub fn sim_bytes(d: &Design, latency: u64) -> u64 {
@@ -51,12 +61,7 @@ pub fn sim_bytes(d: &Design, latency: u64) -> u64 {
         .inputs
         .iter()
         .map(|i| table_bytes(&i.layout))
-        .chain(std::iter::once(table_bytes(d.output_layout())))
-        .chain(
-            d.ids()
-                .filter(|id| tabled(&d.node(*id).op))
-                .map(|id| 2u64.saturating_mul(table_bytes(d.layout(id)))),
-        )
+        .chain([table_bytes(d.output_layout()), node_tables_bytes(d)])
         .fold(0u64, u64::saturating_add);
     let atoms: u64 = d.inputs.iter().map(|i| i.layout.atoms()).sum::<u64>();
     let per_frame = atoms
