@@ -297,3 +297,50 @@ fn downsampling_moves_before_the_work() {
     );
     check("examples/first_layer_pyr.seq", &[1, 2, 4, 16]);
 }
+
+/// A map body whose parameter splits a layer (`(tseq 16 0 (sseq 2 window))` for a pair of
+/// rows of 32 windows, the layout Aetherling propagates into the body) is in the e-graph's
+/// search space: the design is as small as the baseline's and computes the program. Before,
+/// the map lowering rules took only element layouts with the element type's own layers and
+/// the e-graph's design was 1.4 to 5.7 times the baseline's.
+#[test]
+fn map_bodies_take_the_layouts_aetherling_propagates() {
+    check("tests/data/search/row_pairs_counter.seq", &[16, 64]);
+}
+
+/// At the default clock, where a slow operator (`div`) caps the clock below the target, the
+/// e-graph's design is no larger than the baseline's registered one: it is pipelined for the
+/// clock it reaches, not for a target no path of it can meet.
+#[test]
+fn a_clock_capped_by_one_operator_costs_no_extra_registers() {
+    use tessera::st::pipeline::{baseline_at, critical_path, Clock};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/seed/blur3x1.seq");
+    let p = load_program(&path).unwrap();
+    let clock = Clock::default_target();
+    let o = egraph::Options {
+        clock: Some(clock.clone()),
+        ..egraph::Options::default()
+    };
+    for s in [1, 2, 4] {
+        let got = egraph::schedule(&p, s, &o).unwrap();
+        let base = baseline_at(aetherling::schedule(&p, s).unwrap().design, Some(&clock)).unwrap();
+        let base_area = tessera::st::area::area(&base)
+            .total
+            .scalar(&tessera::st::area::Weights::default());
+        let ours = critical_path(&got.design, &clock.target).unwrap();
+        let theirs = critical_path(&base, &clock.target).unwrap();
+        assert!(
+            ours.mhz < clock.mhz,
+            "s={s}: blur3x1's div should cap the clock"
+        );
+        assert!(
+            ours.mhz >= theirs.mhz - 1e-6,
+            "s={s}: {} vs {} MHz",
+            ours.mhz,
+            theirs.mhz
+        );
+        assert!(got.area <= base_area, "s={s}: {} vs {base_area}", got.area);
+        let frames = random_frames(&p, 5 + s, 2);
+        assert!(verify(&got.design, &p, &frames).unwrap().passed(), "s={s}");
+    }
+}

@@ -9,7 +9,7 @@
 //! aligned by [`super::latency::insert_fifos`], so the simulator, latency matching and RTL
 //! all see the same stages. A design that already meets the clock is returned unchanged.
 
-use super::area::{BUFFER_MAX_BITS, REGISTER_CHAIN_MAX};
+use super::area::{area, Weights, BUFFER_MAX_BITS, REGISTER_CHAIN_MAX};
 use super::delay::{atom_delay, select_ns, Known, Target};
 use super::design::{set_body, BodyId, Design, NodeId};
 use super::latency::insert_fifos;
@@ -62,9 +62,29 @@ impl Clock {
         clock.map_or_else(Target::ice40_hx8k, |c| c.target.clone())
     }
 
-    /// The design `d` pipelined for this clock ([`pipeline`]).
+    /// The design `d` pipelined for this clock ([`pipeline`]). Under a clock not asked for,
+    /// an operator slower than the clock caps the design's clock anyway: the design is then
+    /// also pipelined for the clock it reaches, whose other paths need fewer registers, and
+    /// the smaller of the two is kept if it reaches the same clock.
     pub fn pipeline(&self, d: &Design) -> Result<Pipelined, String> {
-        pipeline_with(d, &self.target, self.mhz, self.strict)
+        let first = pipeline_with(d, &self.target, self.mhz, self.strict)?;
+        if self.strict || first.registers == 0 {
+            return Ok(first);
+        }
+        let reach = critical_path(&first.design, &self.target)?.mhz;
+        if reach >= self.mhz - 1e-6 {
+            return Ok(first);
+        }
+        let relaxed = pipeline_with(d, &self.target, reach, false)?;
+        let relaxed_reach = critical_path(&relaxed.design, &self.target)?.mhz;
+        let scalar = |p: &Pipelined| area(&p.design).total.scalar(&Weights::default());
+        Ok(
+            if relaxed_reach >= reach - 1e-6 && scalar(&relaxed) < scalar(&first) {
+                relaxed
+            } else {
+                first
+            },
+        )
     }
 }
 

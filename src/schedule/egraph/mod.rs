@@ -481,28 +481,32 @@ fn schedule_direct(
         }
     }
     let truncated = g.truncated;
-    match best {
-        Some((_, mut got)) => {
+    // With many output layouts the stream graph's node bound may be spent before any of
+    // them is fully lowered, or before the cheaper ones are: the simplest one alone is also
+    // tried with four times the bound (large frames with many divisors, e.g. 1920x1080;
+    // first_layer_pyr at s = 32: 901.5 within the bound, 370.5 with the larger one), and
+    // the smaller design is kept.
+    let retry = if truncated && o.output.is_none() {
+        let mut bounds = o.bounds.clone();
+        bounds.max_nodes = bounds.max_nodes.saturating_mul(4);
+        let first = Options {
+            output: Some(candidates[0].clone()),
+            bounds,
+            ..o.clone()
+        };
+        schedule_direct(p, s, &first, phase1).ok()
+    } else {
+        None
+    };
+    match (best, retry) {
+        (Some((a, _)), Some(r)) if r.area < a - 1e-9 => Ok(r),
+        (Some((_, mut got)), _) => {
             got.roots_tried = tried;
             got.roots_ok = ok;
             Ok(got)
         }
-        None => {
-            // With many output layouts the stream graph's node bound may be spent before
-            // any of them is fully lowered: the simplest one alone is tried with four
-            // times the bound (large frames with many divisors, e.g. 1920x1080).
-            if truncated && o.output.is_none() {
-                let mut bounds = o.bounds.clone();
-                bounds.max_nodes = bounds.max_nodes.saturating_mul(4);
-                let first = Options {
-                    output: Some(candidates[0].clone()),
-                    bounds,
-                    ..o.clone()
-                };
-                if let Ok(got) = schedule_direct(p, s, &first, phase1) {
-                    return Ok(got);
-                }
-            }
+        (None, Some(r)) => Ok(r),
+        (None, None) => {
             // A layout the ILP ran out of time on, or whose design could not meet the
             // clock, had a design; an operator without a lowering is not why it has none.
             let designed = !failures.is_empty()

@@ -15,6 +15,7 @@ mod pattern;
 
 pub use pattern::{Bound, Env, Expr, LayPat};
 
+use crate::schedule::slowdown::streaming_layout;
 use crate::seq::types::SeqType;
 use crate::st::verify::implements;
 use crate::st::Layout;
@@ -442,7 +443,16 @@ impl LowerRule {
             env.set(*v, Bound::Lay(l.clone()));
         } else {
             let (len, elem) = self.out.match_layer(l, &mut env)?;
-            if len != self.head.out_len(&args.nums)? || elem.to_seq() != args.elem {
+            // A map's element is its body's result, which may also be the element's
+            // streaming layout, splitting a layer (`(tseq 16 0 (sseq 2 x))` for a
+            // `(seq 32 _)`): the layout Aetherling propagates into a map body. Other
+            // operators' elements keep the element type's layers (a shift's initial value
+            // is laid out by them); any other split would grow the stream graph without
+            // reaching a design the baseline has.
+            let fits = elem.to_seq() == args.elem
+                || (matches!(self.head, SeqHead::Map | SeqHead::Map2)
+                    && streaming_layout(&args.elem, elem.clocks()).as_ref() == Some(&elem));
+            if len != self.head.out_len(&args.nums)? || !fits {
                 return None;
             }
         }

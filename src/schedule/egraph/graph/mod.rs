@@ -164,6 +164,8 @@ pub struct StreamGraph<'a> {
     pub classes: Vec<SClass>,
     index: HashMap<Key, usize>,
     queue: VecDeque<(usize, Lay)>,
+    /// Views in their type's streaming layout, lowered before [`StreamGraph::queue`]'s.
+    streaming_queue: VecDeque<(usize, Lay)>,
     cands: HashMap<(SeqType, u64), Rc<Vec<Layout>>>,
     costs: HashMap<CostKey, Option<(Area, u64, Lay)>>,
     /// Interned layouts, recipes and parameter lists.
@@ -197,6 +199,7 @@ impl<'a> StreamGraph<'a> {
             classes: Vec::new(),
             index: HashMap::default(),
             queue: VecDeque::new(),
+            streaming_queue: VecDeque::new(),
             cands: HashMap::default(),
             costs: HashMap::default(),
             layouts: HashSet::default(),
@@ -348,7 +351,14 @@ impl<'a> StreamGraph<'a> {
             .any(|v| Rc::ptr_eq(v, &layout))
         {
             self.classes[idx].views.push(layout.clone());
-            self.queue.push_back((idx, layout));
+            let ty = &self.classes[idx].ty;
+            if crate::schedule::slowdown::streaming_layout(ty, layout.clocks()).as_ref()
+                == Some(&*layout)
+            {
+                self.streaming_queue.push_back((idx, layout));
+            } else {
+                self.queue.push_back((idx, layout));
+            }
         }
         Some(idx)
     }
@@ -365,10 +375,17 @@ impl<'a> StreamGraph<'a> {
 
     /// Lowers every queued view, until none is left or the node bound is hit.
     pub fn expand(&mut self) {
-        while let Some((idx, layout)) = self.queue.pop_front() {
+        // Streaming views first: when the bound cuts the graph, the streaming design (the
+        // one Aetherling's scheduler builds, mostly) is then complete, not cut halfway.
+        while let Some((idx, layout)) = self
+            .streaming_queue
+            .pop_front()
+            .or_else(|| self.queue.pop_front())
+        {
             if self.nodes >= self.bounds.max_nodes {
                 self.truncated = true;
                 self.queue.clear();
+                self.streaming_queue.clear();
                 return;
             }
             self.lower_view(idx, &layout);
@@ -389,11 +406,28 @@ impl<'a> StreamGraph<'a> {
         // Reshapes from the value's simplest candidate layouts (first view only: the other
         // views of the class are the same wires).
         if self.classes[idx].views.len() == 1 {
-            let sources = self.cands(&ty, clocks);
-            for from in sources.iter().take(self.bounds.reshape_sources) {
-                self.add_reshape(idx, ctx, class, from, l);
+            for from in self.reshape_sources(&ty, clocks) {
+                self.add_reshape(idx, ctx, class, &from, l);
             }
         }
+    }
+
+    /// The layouts a value of type `t` over `clocks` clocks may be reshaped from: its first
+    /// [`Bounds::reshape_sources`] candidates and its streaming layout, the one Aetherling's
+    /// scheduler propagates ([`crate::schedule::slowdown::streaming_layout`]).
+    fn reshape_sources(&mut self, t: &SeqType, clocks: u64) -> Vec<Layout> {
+        let cands = self.cands(t, clocks);
+        let mut out: Vec<Layout> = cands
+            .iter()
+            .take(self.bounds.reshape_sources)
+            .cloned()
+            .collect();
+        if let Some(l) = crate::schedule::slowdown::streaming_layout(t, clocks) {
+            if !out.contains(&l) {
+                out.push(l);
+            }
+        }
+        out
     }
 
     fn num(&self, id: Id) -> Option<u64> {

@@ -128,9 +128,8 @@ impl StreamGraph<'_> {
         let same = self.same_wires(ctx, x, &l);
         if same.is_empty() {
             if let Some(xt) = self.value_type(x) {
-                let cands = self.cands(&xt, l.clocks());
-                for from in cands.iter().take(self.bounds.reshape_sources) {
-                    self.add_reshape(idx, ctx, x, from, &l);
+                for from in self.reshape_sources(&xt, l.clocks()) {
+                    self.add_reshape(idx, ctx, x, &from, &l);
                 }
             }
         }
@@ -158,10 +157,12 @@ impl StreamGraph<'_> {
             Need::In { .. } => None,
         })?;
         let mut opts = Vec::new();
+        let mut streaming = Vec::new();
         for (_, k) in &rule.choices {
             let t = self.value_type(*inputs.get(*k)?)?;
             let (_, et) = t.as_seq()?;
             opts.push(self.cands(et, clocks));
+            streaming.push(crate::schedule::slowdown::streaming_layout(et, clocks));
         }
         // The first `param_combos` of the product, last choice fastest (an odometer), so
         // the long product of a map2 is never built.
@@ -170,16 +171,13 @@ impl StreamGraph<'_> {
             return Some(combos);
         }
         let mut at = vec![0; opts.len()];
-        while combos.len() < self.bounds.param_combos {
-            let mut e = env.clone();
-            for ((var, _), (o, k)) in rule.choices.iter().zip(opts.iter().zip(&at)) {
-                e.set(*var, lower::Bound::Lay(o[*k].clone()));
-            }
-            combos.push(e);
+        let mut chosen: Vec<Vec<Layout>> = Vec::new();
+        'odometer: while chosen.len() < self.bounds.param_combos {
+            chosen.push(opts.iter().zip(&at).map(|(o, k)| o[*k].clone()).collect());
             let mut d = at.len();
             loop {
                 if d == 0 {
-                    return Some(combos);
+                    break 'odometer;
                 }
                 d -= 1;
                 at[d] += 1;
@@ -188,6 +186,20 @@ impl StreamGraph<'_> {
                 }
                 at[d] = 0;
             }
+        }
+        // Every input in its streaming layout too (Aetherling's choice for a map body), so
+        // the baseline's body stays in the search space however the candidates rank.
+        if let Some(s) = streaming.into_iter().collect::<Option<Vec<Layout>>>() {
+            if !chosen.contains(&s) {
+                chosen.push(s);
+            }
+        }
+        for ls in chosen {
+            let mut e = env.clone();
+            for ((var, _), l) in rule.choices.iter().zip(ls) {
+                e.set(*var, lower::Bound::Lay(l));
+            }
+            combos.push(e);
         }
         Some(combos)
     }
