@@ -20,6 +20,9 @@ use serde::Serialize;
 /// The clock targets of `--clocks` given without a list (MHz).
 pub const DEFAULT_CLOCKS: &str = "150,200,225";
 
+/// Where a design of [`front`] goes: app, row (slowdown) and clock target, as indices.
+pub type PointIndex = (usize, usize, usize);
+
 /// One app and slowdown at one clock target.
 #[derive(Clone, Debug, Serialize)]
 pub struct FrontPoint {
@@ -113,7 +116,7 @@ pub fn front(
     clocks: &[f64],
     o: &egraph::Options,
     progress: &crate::util::progress::Reporter,
-) -> (ClockFront, Vec<((usize, usize, usize), Design)>) {
+) -> (ClockFront, Vec<(PointIndex, Design)>) {
     let w = o.weights;
     let target = Clock::device(o.clock.as_ref());
     let mut designs = Vec::new();
