@@ -16,12 +16,12 @@
 # over all the designs and per clock target.
 #
 # Designs are kept in OUT_DIR (default target/timing-calibration) beside their measurement
-# (DESIGN.st.fmax.json); measurements are also kept by the design's text
-# (OUT_DIR/measured/), so a design equal byte for byte to one already measured (the same
-# design for several clock targets, or from both schedulers, or from an earlier run) is not
-# placed and routed again (same design, same flow, same seed). After a change of the delay
+# (DESIGN.st.fmax.json); measurements are also kept by the design's text, for every run
+# (in $TIMING_MEASURED, default target/timing-measured), so a design equal byte for byte to
+# one already measured (the same design for several clock targets, or from both schedulers,
+# or from an earlier run) is not placed and routed again (same design, same flow, same seed). After a change of the delay
 # model alone the script re-reads the model (`tessera check --json`) without placing
-# anything again; delete OUT_DIR to measure everything afresh. A design nextpnr-ice40 could
+# anything again; delete those folders to measure everything afresh. A design nextpnr-ice40 could
 # not place
 # and route (`tessera fmax` failed) is left out of the statistics and named at the end.
 # Needs yosys, nextpnr-ice40 and python3.
@@ -32,7 +32,8 @@ clocks="${2:-0 150 225}"
 strategies="${3:-egraph}"
 cargo build --release --quiet
 bin="${CARGO_TARGET_DIR:-target}/release/tessera"
-mkdir -p "$out/measured"
+measured="${TIMING_MEASURED:-target/timing-measured}"
+mkdir -p "$out" "$measured"
 csv="$out/calibration.csv"
 echo "app,slowdown,clock,strategy,model_mhz,fmax_mhz,logic_cells,ff_bits,area,clocks,latency,data_path_ns,control_floor_ns,critical_path" > "$csv"
 rm -f "$out/failed.txt"
@@ -52,7 +53,7 @@ for strategy in $strategies; do
           --strategy "$strategy" -o "$st.new" 2>/dev/null
         # measurements are kept by the design's text: a design made for several clock
         # targets (or by both schedulers) is placed and routed once
-        key="$out/measured/$(sha256sum < "$st.new" | cut -c1-16).fmax.json"
+        key="$measured/$(sha256sum < "$st.new" | cut -c1-16).fmax.json"
         if [ -f "$st" ] && [ -s "$st.fmax.json" ] && cmp -s "$st" "$st.new" && [ ! -s "$key" ]; then
           cp "$st.fmax.json" "$key"
         fi
