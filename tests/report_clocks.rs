@@ -232,3 +232,50 @@ fn a_bad_clock_list_is_a_clear_error() {
         "{err}"
     );
 }
+
+/// `--clocks` with `--fmax`: every design of the front is placed and routed (a design equal
+/// to one of the rows' once), its measured clock and cells are in the section, and the delay
+/// model's calibration covers every point.
+#[test]
+fn with_fmax_every_point_is_measured() {
+    if !tessera::rtl::tools::require_tool(&["yosys", "nextpnr-ice40"], "tessera report --fmax") {
+        return;
+    }
+    let apps = vec![App::load(&root().join("examples/conv2d.seq"), Some(&[16])).unwrap()];
+    let o = report::ReportOptions {
+        fmax: true,
+        clocks: vec![150.0, 225.0],
+        schedule: egraph::Options {
+            clock: Some(tessera::st::pipeline::Clock::default_target()),
+            ..egraph::Options::default()
+        },
+        ..report::ReportOptions::default()
+    };
+    let r = report::run(&apps, &o).unwrap();
+    let f = r.clock_front.as_ref().expect("--clocks gives the section");
+    let points = &f.apps[0].rows[0].points;
+    assert_eq!(points.len(), 2);
+    for p in points {
+        let d = p.design.as_ref().unwrap();
+        let m = d
+            .fmax
+            .as_ref()
+            .unwrap_or_else(|| panic!("{:?}", d.fmax_error));
+        assert!(m.fmax_mhz > 0.0 && m.logic_cells > m.harness_ffs);
+    }
+    // the 225 MHz design is the report's own row (default clock): measured the same
+    let row = r.apps[0].rows[0].egraph.as_ref().unwrap();
+    let at225 = points[1].design.as_ref().unwrap();
+    assert_eq!(at225.area, row.area);
+    assert_eq!(
+        at225.fmax.as_ref().unwrap().fmax_mhz,
+        row.fmax.as_ref().unwrap().fmax_mhz
+    );
+    assert_eq!(f.timing.as_ref().unwrap().designs, 2);
+    let text = tessera::report::format::text(&r);
+    assert!(text.contains("MHz model/measured"), "{text}");
+    assert!(
+        text.contains("delay model vs nextpnr-ice40 over 2 designs"),
+        "{text}"
+    );
+}
