@@ -61,6 +61,9 @@ pub fn check(file: &Path, json: bool) -> CliResult {
                 "critical_path_ns": cp.ns,
                 "clock_mhz": cp.mhz,
                 "critical_path": cp.ops,
+                // the two parts of the model, for fitting it (scripts/timing_calibration.sh)
+                "data_path_ns": crate::st::pipeline::critical_path(&d, &target.without_control())?.ns,
+                "control_floor_ns": (lat.output > 0).then(|| target.design_control_ns(&d)),
             },
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);

@@ -53,6 +53,13 @@ pub struct ReportArgs {
     /// ../shared/data/aetherling_rtl_measured.csv from the source tree, if present.
     #[arg(long, value_name = "CSV")]
     aetherling_rtl: Option<PathBuf>,
+    /// Also schedule every app for several clock targets (comma-separated MHz; `--clocks`
+    /// alone: 150,200,225) and print the area front: each e-graph design's model area and
+    /// flip-flop bits per clock (with --fmax also its measured clock and logic cells), and
+    /// the check that no design for a lower clock has more register bits or more model area
+    /// than the design for a higher one (docs/timing.md).
+    #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = report::clocks::DEFAULT_CLOCKS)]
+    clocks: Option<String>,
     #[command(flatten)]
     clock: super::ClockArgs,
 }
@@ -102,7 +109,14 @@ pub fn report(a: &ReportArgs, progress: crate::util::progress::Reporter) -> CliR
                 .transpose()?
         }
     };
+    let clocks = a
+        .clocks
+        .as_deref()
+        .map(report::clocks::parse_clocks)
+        .transpose()?
+        .unwrap_or_default();
     let o = ReportOptions {
+        clocks,
         yosys: a.yosys,
         paper,
         progress,

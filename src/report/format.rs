@@ -368,6 +368,10 @@ pub fn text(r: &Report) -> String {
     if let Some(t) = &r.timing {
         out.push_str(&format!("\n{}\n", super::timing::calibration_line(t)));
     }
+    if let Some(f) = &r.clock_front {
+        out.push('\n');
+        out.push_str(&super::clocks::text(f, r.timing.is_some()));
+    }
     if let Some(c) = &r.calibration {
         out.push_str("\ncalibration\n");
         let (lines, table) = calibration_lines(c);
@@ -427,6 +431,9 @@ pub fn markdown(r: &Report, plots: Option<&str>) -> String {
             "\n## Timing calibration\n\n{}.\n",
             super::timing::calibration_line(t)
         ));
+    }
+    if let Some(f) = &r.clock_front {
+        out.push_str(&super::clocks::markdown(f, r.timing.is_some()));
     }
     if let Some(c) = &r.calibration {
         out.push_str("\n## Calibration\n\n");

@@ -8,6 +8,7 @@
 //! throughput. Everything but the timing columns is deterministic.
 
 pub mod calibration;
+pub mod clocks;
 pub mod format;
 pub mod paper;
 pub mod stats;
@@ -170,6 +171,9 @@ pub struct ReportOptions {
     pub fmax: bool,
     /// Aetherling's own RTL measured with the same flow, if read.
     pub aetherling_rtl: Option<timing::AetherlingRtlTable>,
+    /// Clock targets (MHz, ascending) of the area front at several clocks
+    /// ([`clocks`]); empty: no such section.
+    pub clocks: Vec<f64>,
 }
 
 /// One design of a row: its model area and, with `--yosys`, its synthesis area.
@@ -189,6 +193,16 @@ pub struct DesignResult {
     pub fmax: Option<crate::rtl::fmax::FmaxReport>,
     /// Why place-and-route failed.
     pub fmax_error: Option<String>,
+}
+
+impl DesignResult {
+    /// Records a place-and-route result.
+    fn set_fmax(&mut self, r: Result<crate::rtl::fmax::FmaxReport, String>) {
+        match r {
+            Ok(f) => self.fmax = Some(f),
+            Err(e) => self.fmax_error = Some(e),
+        }
+    }
 }
 
 /// One slowdown of an app.
@@ -258,6 +272,8 @@ pub struct Report {
     pub timing: Option<timing::TimingCalibration>,
     /// The clock the designs were pipelined for (MHz), if any.
     pub clock_mhz: Option<f64>,
+    /// With `--clocks`: the e-graph designs at several clock targets.
+    pub clock_front: Option<clocks::ClockFront>,
     /// Remarks on the whole report.
     pub notes: Vec<String>,
 }
@@ -386,16 +402,33 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
         });
     }
     o.progress.end();
+    let (mut front, front_jobs) = if o.clocks.is_empty() {
+        (None, Vec::new())
+    } else {
+        let (f, d) = clocks::front(apps, &o.clocks, &o.schedule, &o.progress);
+        (Some(f), d)
+    };
     if o.fmax {
-        let designs: Vec<&Design> = jobs.iter().map(|(_, d)| d).collect();
-        let results = timing::measure_all(&designs, &o.progress);
-        for (((ai, ri, is_egraph), _), res) in jobs.iter().zip(results) {
+        // One pass over both sets: a design of the front equal to one of the rows' is
+        // placed and routed once.
+        let designs: Vec<&Design> = jobs
+            .iter()
+            .map(|(_, d)| d)
+            .chain(front_jobs.iter().map(|(_, d)| d))
+            .collect();
+        let mut results = timing::measure_all(&designs, &o.progress).into_iter();
+        for (((ai, ri, is_egraph), _), res) in jobs.iter().zip(results.by_ref()) {
             if let Some(slot) = slot(&mut reports, *ai, *ri, *is_egraph) {
-                match res {
-                    Ok(f) => slot.fmax = Some(f),
-                    Err(e) => slot.fmax_error = Some(e),
+                slot.set_fmax(res);
+            }
+        }
+        if let Some(f) = front.as_mut() {
+            for (((ai, ri, ci), _), res) in front_jobs.iter().zip(results) {
+                if let Some(d) = f.apps[*ai].rows[*ri].points[*ci].design.as_mut() {
+                    d.set_fmax(res);
                 }
             }
+            f.timing = Some(clocks::calibrate(f));
         }
     }
     if o.yosys {
@@ -408,6 +441,7 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
         calibration: None,
         timing: None,
         clock_mhz: o.schedule.clock.as_ref().map(|c| c.mhz),
+        clock_front: front,
         notes: Vec::new(),
     };
     if o.yosys {

@@ -120,16 +120,25 @@ pub struct TimingCalibration {
 
 /// The calibration over every design of the report that was placed and routed.
 pub fn calibrate(r: &Report) -> TimingCalibration {
+    calibrate_designs(
+        r.apps
+            .iter()
+            .flat_map(|a| &a.rows)
+            .flat_map(|row| [&row.egraph, &row.baseline])
+            .flatten(),
+    )
+}
+
+/// The calibration over those of `designs` with both a modelled and a measured clock.
+pub fn calibrate_designs<'a>(
+    designs: impl IntoIterator<Item = &'a super::DesignResult>,
+) -> TimingCalibration {
     let mut model = Vec::new();
     let mut measured = Vec::new();
-    for app in &r.apps {
-        for row in &app.rows {
-            for d in [&row.egraph, &row.baseline].into_iter().flatten() {
-                if let (Some(m), Some(f)) = (d.model_mhz, d.fmax.as_ref()) {
-                    model.push(m);
-                    measured.push(f.fmax_mhz);
-                }
-            }
+    for d in designs {
+        if let (Some(m), Some(f)) = (d.model_mhz, d.fmax.as_ref()) {
+            model.push(m);
+            measured.push(f.fmax_mhz);
         }
     }
     let mut errors: Vec<f64> = model
@@ -144,6 +153,18 @@ pub fn calibrate(r: &Report) -> TimingCalibration {
         median_error: (!errors.is_empty()).then(|| errors[errors.len() / 2]),
         max_error: errors.last().copied(),
     }
+}
+
+/// A design's modelled and measured clock, `model/measured` (`error` when place-and-route
+/// failed, `-` when not run).
+pub fn clock_cell(d: &super::DesignResult) -> String {
+    let model = d.model_mhz.map_or("-".into(), |m| format!("{m:.0}"));
+    let meas = match (&d.fmax, &d.fmax_error) {
+        (Some(f), _) => format!("{:.1}", f.fmax_mhz),
+        (None, Some(_)) => "error".into(),
+        _ => "-".into(),
+    };
+    format!("{model}/{meas}")
 }
 
 /// The timing table of one app: per slowdown, each scheduler's modelled and measured clock,
@@ -170,17 +191,8 @@ pub fn app_table(app: &AppReport) -> super::format::Table {
         .iter()
         .map(|r| {
             let px_per_clock = app.atoms as f64 / r.slowdown as f64;
-            let clocks = |d: &Option<super::DesignResult>| {
-                d.as_ref().map_or(String::new(), |d| {
-                    let model = d.model_mhz.map_or("-".into(), |m| format!("{m:.0}"));
-                    let meas = match (&d.fmax, &d.fmax_error) {
-                        (Some(f), _) => format!("{:.1}", f.fmax_mhz),
-                        (None, Some(_)) => "error".into(),
-                        _ => "-".into(),
-                    };
-                    format!("{model}/{meas}")
-                })
-            };
+            let clocks =
+                |d: &Option<super::DesignResult>| d.as_ref().map_or(String::new(), clock_cell);
             let lc = |d: &Option<super::DesignResult>| {
                 d.as_ref()
                     .and_then(|d| d.fmax.as_ref())

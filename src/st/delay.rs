@@ -12,9 +12,18 @@
 //! shift-and-add adders over the constant's canonical signed digits; data movement is
 //! wiring, or a selection multiplexer in front of registers and RAM reads.
 
+use super::design::Design;
 use super::layout::Layout;
 use crate::seq::op::AtomOp;
 use crate::seq::value::Value;
+
+/// The iCE40 start control's comparison ([`Target::control_ns`]), fitted with
+/// [`CONTROL_FANOUT_NS`] and [`COUNTER_BIT_NS`] (`docs/timing.md`, Calibration).
+pub const CONTROL_NS: f64 = 0.2;
+/// The iCE40 start control's delay per doubling of the flip-flop bits it enables.
+pub const CONTROL_FANOUT_NS: f64 = 0.325;
+/// The iCE40 phase counters' delay per bit.
+pub const COUNTER_BIT_NS: f64 = 0.125;
 
 /// A device's timing figures, in nanoseconds.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,9 +40,16 @@ pub struct Target {
     pub carry_bit_ns: f64,
     /// A register's clock-to-output plus the setup of the next one, and one route.
     pub register_ns: f64,
-    /// The start control of a design with latency: the age counter's comparison and its
-    /// fan-out to the enables.
+    /// The start control of a design with latency: the age counter's comparison, before
+    /// its fan-out ([`Target::control_floor_ns`]).
     pub control_ns: f64,
+    /// What the start control's fan-out adds per doubling of the flip-flop bits it enables
+    /// (the routing of one net to every register of the design).
+    pub control_fanout_ns: f64,
+    /// What the phase counters add per bit of the widest one (a count of the clocks per
+    /// period: its increment and wrap-around comparison feed the selections and the
+    /// `valid` output).
+    pub counter_bit_ns: f64,
     /// A block RAM's read (clock to data out) and the route from the RAM column.
     pub ram_ns: f64,
 }
@@ -48,7 +64,9 @@ impl Target {
             carry_base_ns: 1.5,
             carry_bit_ns: 0.065,
             register_ns: 0.9,
-            control_ns: 3.4,
+            control_ns: CONTROL_NS,
+            control_fanout_ns: CONTROL_FANOUT_NS,
+            counter_bit_ns: COUNTER_BIT_NS,
             ram_ns: 2.5,
         }
     }
@@ -63,6 +81,9 @@ impl Target {
             carry_bit_ns: 0.03,
             register_ns: 0.6,
             control_ns: 1.0,
+            // not estimated: the 7-series has no measured data here
+            control_fanout_ns: 0.0,
+            counter_bit_ns: 0.0,
             ram_ns: 1.5,
         }
     }
@@ -87,6 +108,33 @@ impl Target {
     /// `levels` levels of LUTs.
     pub fn luts_ns(&self, levels: u64) -> f64 {
         self.lut_ns * levels as f64
+    }
+
+    /// The floor a design's start control puts on its clock (a design with latency):
+    /// the comparison ([`Target::control_ns`]), its fan-out to `ff_bits` flip-flop bits
+    /// (logarithmic, as a fan-out tree's depth), and the phase counters of a period of
+    /// `clocks` clocks (linear in their width, as a carry chain).
+    pub fn control_floor_ns(&self, ff_bits: u64, clocks: u64) -> f64 {
+        let fanout = (ff_bits.max(1) as f64).log2();
+        let width = u64::BITS - clocks.saturating_sub(1).leading_zeros();
+        self.control_ns + self.control_fanout_ns * fanout + self.counter_bit_ns * f64::from(width)
+    }
+
+    /// [`Target::control_floor_ns`] of design `d`: its model flip-flop bits and clocks per
+    /// period.
+    pub fn design_control_ns(&self, d: &Design) -> f64 {
+        self.control_floor_ns(super::area::area(d).total.ff_bits, d.clocks())
+    }
+
+    /// The same device without its start control: a design's critical path on it is its
+    /// longest data path (how the control's figures are fitted, `docs/timing.md`).
+    pub fn without_control(&self) -> Target {
+        Target {
+            control_ns: 0.0,
+            control_fanout_ns: 0.0,
+            counter_bit_ns: 0.0,
+            ..self.clone()
+        }
     }
 
     /// The combinational delay a clock of `mhz` leaves between two registers.

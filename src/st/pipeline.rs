@@ -243,7 +243,7 @@ impl<'d> Walk<'d> {
         // a design with latency counts its clocks up to it and starts its nodes from the
         // count: a comparison whose result fans out to every node's enable
         if self.budget.is_none() && super::latency::design_latency(self.src)? > 0 {
-            let ns = self.t.control_ns;
+            let ns = self.t.design_control_ns(self.src);
             if ns > self.worst.0 {
                 self.worst = (ns, self.step("start control (age counter)".into(), &None));
             }
