@@ -6,6 +6,7 @@
 //!
 //! - [`check`]: exact operator types, syntactic layout equality at every composition;
 //! - [`latency`]: per-node latency and latency-matching FIFO insertion;
+//! - [`pipeline`], [`late_rows`]: pipeline registers for a clock;
 //! - [`sim`]: a clock-by-clock simulator, compared with the interpreter by [`verify`];
 //! - [`area`]: the area model used to rank designs;
 //! - [`text`]: the `.st` file format (`docs/space-time.md`).
@@ -16,6 +17,7 @@ pub mod delay;
 pub mod design;
 pub mod dot;
 pub mod estimate;
+pub mod late_rows;
 pub mod latency;
 pub mod layout;
 pub mod op;

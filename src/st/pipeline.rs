@@ -8,11 +8,15 @@
 //! than the clock allows, its late inputs are registered; the joins this misaligns are then
 //! aligned by [`super::latency::insert_fifos`], so the simulator, latency matching and RTL
 //! all see the same stages. A design that already meets the clock is returned unchanged.
+//! Where one adder fills a stage, a sum of row sums is pipelined with its later rows read
+//! late ([`super::late_rows`]) when that measured smaller after synthesis.
 
 use super::area::{area, Weights, BUFFER_MAX_BITS, REGISTER_CHAIN_MAX};
 use super::delay::{atom_delay, select_ns, Known, Target};
 use super::design::{set_body, BodyId, Design, NodeId};
+use super::late_rows::late_rows;
 use super::latency::insert_fifos;
+use super::layout::Layout;
 use super::op::StOp;
 use super::perm::Perm;
 use std::collections::HashMap;
@@ -139,6 +143,48 @@ fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipel
             1000.0 / t.register_ns
         ));
     }
+    let chain = pipeline_as_written(d, t, budget, strict)?;
+    if chain.registers == 0 {
+        return Ok(chain);
+    }
+    // at one adder per stage, sums of row sums read their later rows late (st::late_rows):
+    // more register bits in the model, fewer after synthesis, which shares the delayed
+    // windows with the line buffer and between neighbouring lanes. Measured (docs/timing.md
+    // §3): fewer logic cells and LUT+FF with several clocks per frame and several lanes; with
+    // one clock per frame (no line buffer) or one lane, not, so those keep their chains.
+    if d.clocks() <= 1 || d.output_layout().lanes() <= 1 {
+        return Ok(chain);
+    }
+    // exactly one adder a stage: where one alone overruns the stage (the 1920x1080 apps'
+    // 32-bit sums at 225 MHz) every add is isolated anyway, and this was not measured
+    let one_per_stage = |atom: &Layout| {
+        let add = t.carry_ns(atom.atom_bits());
+        add <= budget + 1e-9 && 2.0 * add > budget + 1e-9
+    };
+    let Some(late) = late_rows(d, &one_per_stage)? else {
+        return Ok(chain);
+    };
+    let mut late = pipeline_as_written(&late, t, budget, strict)?;
+    if late.registers == 0 {
+        // the late rows' joins are aligned only by latency matching
+        late.design = insert_fifos(&late.design)?;
+    }
+    let clock = |p: &Pipelined| critical_path(&p.design, t).map(|c| c.mhz);
+    let same_logic = area(&late.design).total.logic <= area(&chain.design).total.logic;
+    if same_logic && clock(&late)? >= clock(&chain)? - 1e-9 {
+        Ok(late)
+    } else {
+        Ok(chain)
+    }
+}
+
+/// `d` pipelined with its operators as they are (`budget`: the logic delay a stage allows).
+fn pipeline_as_written(
+    d: &Design,
+    t: &Target,
+    budget: f64,
+    strict: bool,
+) -> Result<Pipelined, String> {
     let mut w = Walk::new(d, t, Some(budget));
     w.lenient = !strict;
     w.run()?;

@@ -1,0 +1,183 @@
+//! Sums of row sums pipelined at one adder per stage, with several clocks per frame and
+//! several lanes, read their later rows late (`st::late_rows::late_rows`): the designs
+//! compute the program, meet the clock with the same latency, and no partial sum waits in a
+//! register for a later stage; otherwise (two adders fit a stage, no register is needed, one
+//! clock per frame, one lane) the chain is kept as it was.
+
+use std::path::Path;
+use tessera::schedule::egraph;
+use tessera::seq::op::AtomOp;
+use tessera::seq::{load_program, Program};
+use tessera::st::delay::Target;
+use tessera::st::late_rows::late_rows;
+use tessera::st::latency::{design_latency, insert_fifos};
+use tessera::st::pipeline::{critical_path, pipeline, Clock};
+use tessera::st::verify::{random_frames, verify};
+use tessera::st::{Design, NodeId, StOp};
+
+fn program(file: &str) -> Program {
+    load_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn scheduled(p: &Program, s: u64, mhz: Option<f64>) -> Design {
+    let o = egraph::Options {
+        clock: mhz.map(Clock::ice40),
+        ..egraph::Options::default()
+    };
+    egraph::schedule(p, s, &o)
+        .unwrap_or_else(|e| panic!("{} s={s}: {e}", p.name))
+        .design
+}
+
+fn simulates_equal(d: &Design, p: &Program) {
+    let frames = random_frames(p, 11, 3);
+    let v = verify(d, p, &frames).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+    assert!(v.passed(), "{}: {:?}", d.name, v.mismatches.first());
+}
+
+/// Registers between `n` and the `add` computing it, through wiring; `None` when `n` is
+/// not a sum.
+fn registers_after_sum(d: &Design, n: NodeId) -> Option<u64> {
+    let node = d.node(n);
+    match &node.op {
+        StOp::Atom(AtomOp::Add) => Some(0),
+        StOp::Fifo { delay, .. } => registers_after_sum(d, node.args[0]).map(|r| r + delay),
+        StOp::Reshape { .. } | StOp::DownS { .. } => registers_after_sum(d, node.args[0]),
+        _ => None,
+    }
+}
+
+/// Partial sums delayed past the next stage: an `add` operand that left another `add` more
+/// than one register earlier, and the sums a pipelined `reduce_s` chain of row sums delays
+/// for its later links.
+fn delayed_sums(d: &Design) -> usize {
+    let mut count = 0;
+    for id in d.ids() {
+        let node = d.node(id);
+        match &node.op {
+            StOp::Atom(AtomOp::Add) => {
+                let mut pair = node.args[0];
+                let mut outer = 0;
+                while let StOp::Fifo { delay, .. } = &d.node(pair).op {
+                    outer += delay;
+                    pair = d.node(pair).args[0];
+                }
+                if let StOp::ATuple = d.node(pair).op {
+                    for &x in &d.node(pair).args {
+                        if registers_after_sum(d, x).is_some_and(|r| r + outer > 1) {
+                            count += 1;
+                        }
+                    }
+                }
+            }
+            StOp::ReduceS { n, regs, .. } if !regs.is_empty() => {
+                let mut x = node.args[0];
+                while let StOp::Fifo { .. } = &d.node(x).op {
+                    x = d.node(x).args[0];
+                }
+                let sums = match &d.node(x).op {
+                    StOp::MapS { body, .. } => {
+                        matches!(d.node(d.body(*body).root).op, StOp::ReduceS { .. })
+                    }
+                    _ => false,
+                };
+                if sums {
+                    count += (*n as usize).saturating_sub(2);
+                }
+            }
+            _ => {}
+        }
+    }
+    count
+}
+
+/// Windows read a clock or more late: a `fifo` of a row taken out of a window.
+fn late_windows(d: &Design) -> usize {
+    d.ids()
+        .filter(|&id| {
+            let node = d.node(id);
+            matches!(node.op, StOp::Fifo { .. }) && {
+                let row = d.node(node.args[0]);
+                matches!(row.op, StOp::Reshape { .. })
+                    && matches!(d.node(row.args[0]).op, StOp::DownS { .. })
+            }
+        })
+        .count()
+}
+
+#[test]
+fn the_default_clock_reads_the_last_row_late_and_delays_no_partial_sum() {
+    let t = Target::ice40_hx8k();
+    // the latencies the chains had at this clock (docs/timing.md §5): late rows keep them
+    for (file, slowdowns, latency) in [
+        ("examples/conv2d.seq", &[2u64, 4, 8][..], 3),
+        ("examples/sharpen.seq", &[2, 8], 6),
+        ("examples/conv2d_b2b.seq", &[4], 5),
+    ] {
+        let p = program(file);
+        for &s in slowdowns {
+            let plain = scheduled(&p, s, None);
+            let d = scheduled(&p, s, Some(Clock::DEFAULT_MHZ));
+            simulates_equal(&d, &p);
+            assert!(late_windows(&d) > 0, "{file} s={s}: no row read late");
+            assert_eq!(delayed_sums(&d), 0, "{file} s={s}: a partial sum waits");
+            let refused = late_rows(&plain, &|_| false).unwrap();
+            assert!(refused.is_none(), "{file} s={s}: rewritten though refused");
+            let cp = critical_path(&d, &t).unwrap();
+            assert!(
+                cp.mhz >= Clock::DEFAULT_MHZ,
+                "{file} s={s}: {:.1} MHz",
+                cp.mhz
+            );
+            assert_eq!(design_latency(&d).unwrap(), latency, "{file} s={s}");
+        }
+    }
+}
+
+#[test]
+fn one_clock_per_frame_or_one_lane_keeps_the_chain() {
+    // no line buffer to share the late windows with (s = 1), or no neighbouring lane
+    // (s = 16, 144): measured larger after synthesis with late rows (docs/timing.md §3)
+    let p = program("examples/conv2d.seq");
+    for s in [1, 16, 144] {
+        let d = scheduled(&p, s, Some(Clock::DEFAULT_MHZ));
+        simulates_equal(&d, &p);
+        assert_eq!(late_windows(&d), 0, "s={s}");
+    }
+}
+
+#[test]
+fn where_two_adders_fit_a_stage_the_chain_is_kept() {
+    let p = program("examples/conv2d.seq");
+    for s in [2, 4] {
+        let d = scheduled(&p, s, Some(150.0));
+        simulates_equal(&d, &p);
+        assert_eq!(late_windows(&d), 0, "s={s}");
+        assert!(
+            d.ids()
+                .any(|id| matches!(&d.node(id).op, StOp::ReduceS { n: 3, .. })),
+            "s={s}"
+        );
+    }
+}
+
+#[test]
+fn a_design_without_sums_of_sums_or_that_meets_the_clock_is_not_rewritten() {
+    let t = Target::ice40_hx8k();
+    let map = scheduled(&program("examples/map.seq"), 5, None);
+    assert!(late_rows(&map, &|_| true).unwrap().is_none());
+    let conv = scheduled(&program("examples/conv2d.seq"), 4, None);
+    let own = critical_path(&conv, &t).unwrap().mhz;
+    let same = pipeline(&conv, &t, own * 0.99).unwrap();
+    assert_eq!(same.registers, 0);
+    assert_eq!(same.design, conv);
+    // rewritten without a clock, it computes the program once latency matching aligns it
+    let late = late_rows(&conv, &|_| true)
+        .unwrap()
+        .expect("conv2d sums rows");
+    simulates_equal(
+        &insert_fifos(&late).unwrap(),
+        &program("examples/conv2d.seq"),
+    );
+}
