@@ -163,6 +163,11 @@ impl<'p> Lowerer<'p> {
         })
     }
 
+    /// Whether lowering is inside a function body (not at the program's top level).
+    pub(super) fn in_body(&self) -> bool {
+        self.scopes.len() > 1
+    }
+
     /// The [`SearchKey`] of a sub-search of producer `x` here, if its result depends on no
     /// more than the key (see [`SearchMemo`]).
     pub(super) fn search_key(
@@ -279,6 +284,8 @@ impl<'p> Lowerer<'p> {
         let st = self.lower_op(id, forms);
         self.depth -= 1;
         let st = st?;
+        // The searches bound a candidate's cost by the reshape from this layout.
+        debug_assert_eq!(self.d.layout(st), &self.layout(id, forms), "lowered layout");
         let scope = self.scopes.last_mut().expect("a scope");
         scope.memo.insert(id, (st, forms.to_vec()));
         Ok(st)
