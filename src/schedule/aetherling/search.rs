@@ -4,7 +4,8 @@
 //!
 //! The candidates are many at a large slowdown (every way to spread the idle clocks over
 //! two layers), and each costs a lowering of the producer's whole cone, itself full of
-//! searches. Two exact shortcuts keep that from growing with the slowdown's divisors:
+//! searches. Three exact shortcuts cut that work (it still grows with the slowdown, less
+//! steeply: `docs/scheduling.md`):
 //!
 //! - where a search may be keyed ([`SearchMemo`](super::lower::SearchMemo): nothing the
 //!   producer reaches is lowered yet), a candidate's producer is lowered into a detached
@@ -13,13 +14,14 @@
 //!   layouts share every candidate's lowering and pay only for their own reshapes
 //!   (the area of a sub-design is the sum over its nodes, so producer plus reshape is the
 //!   producer's area plus the reshape's own);
-//! - at the top-level scope a candidate costs at least its reshape's storage, which needs
-//!   no lowering: candidates are costed in increasing order of that bound, and once the
-//!   bound passes the least cost found the rest cannot win ([`pick`]);
+//! - at the top-level scope a candidate costs at least its reshape's area, which needs no
+//!   lowering: candidates are taken in increasing order of a cheap bound on it (the
+//!   reshape's storage), refined to the reshape's area, and once the bound passes the
+//!   least cost found the rest cannot win ([`pick`]);
 //! - inside a function body every candidate costs zero (its sub-design reads parameters
 //!   and cannot be a design on its own), so the first one that lowers wins.
 //!
-//! Both give the candidate the full search keeps: the least cost, ties to the first in
+//! All three give the candidate the full search keeps: the least cost, ties to the first in
 //! Aetherling's order, and when none lowers, the last one's error.
 
 use super::super::slowdown::{aetherling_forms, build_layout, LayerForm};
