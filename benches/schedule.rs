@@ -24,6 +24,12 @@
 //!   ten samples of these two cases already take several minutes
 //!   (`cargo bench --bench schedule -- big`).
 //!
+//! - `aetherling_large_slowdown/...`: Aetherling's baseline (`schedule::aetherling::schedule`)
+//!   on `small/camera_16x8` and `small/demosaic_16x8` above their 128 clocks of pixels, at
+//!   s = 288 and at four times that (s = 1152): every layout has idle clocks there and the
+//!   lowering runs its Unpartition searches over layouts that grow in number with the
+//!   slowdown's divisors. The ratio of a program's two cases is how its cost scales.
+//!
 //! Ten samples each, one iteration per sample: `cargo bench --bench schedule` (a case can
 //! be picked by name: `cargo bench --bench schedule -- explore/conv2d`).
 
@@ -35,6 +41,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::path::Path;
 use std::time::Duration;
+use tessera::schedule::aetherling;
 use tessera::schedule::egraph::{explore, schedule, Options};
 use tessera::seq::{load_program, Program};
 use tessera::st::pipeline::Clock;
@@ -147,11 +154,35 @@ fn big_app(c: &mut Criterion) {
     group.finish();
 }
 
+fn aetherling_large_slowdown(c: &mut Criterion) {
+    let mut group = c.benchmark_group("aetherling_large_slowdown");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(1));
+    for name in ["camera_16x8", "demosaic_16x8"] {
+        let p = load(&format!("small/{name}"));
+        for s in [288, 1152] {
+            let got = aetherling::schedule(&p, s).unwrap_or_else(|e| panic!("{name}: {e}"));
+            println!(
+                "aetherling_large_slowdown/{name}/{s}: area {:.1}, {} of {} output layouts",
+                got.area, got.candidates_ok, got.candidates_tried
+            );
+            group.bench_function(format!("{name}/{s}"), |b| {
+                b.iter(|| aetherling::schedule(&p, s).map(|g| g.area))
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     schedule_one,
     explore_all,
     explore_at_clock,
-    big_app
+    big_app,
+    aetherling_large_slowdown
 );
 criterion_main!(benches);

@@ -89,3 +89,25 @@ fn a_budget_stops_the_baseline_without_a_partial_answer() {
     assert_eq!(full.area, within.area);
     assert_eq!(full.design.to_text(), within.design.to_text());
 }
+
+/// Above a 16x8 frame's 128 clocks every layout has idle clocks, and the lowering runs
+/// Unpartition searches (reference §4.5.8), nested three deep in the demosaic, over many
+/// candidate layouts; the searches reuse producer lowerings and skip candidates whose
+/// reshape alone costs more than the best found. The designs are still the full search's:
+/// the files are what the search that lowered every candidate in a copy of the whole
+/// state gave (`tessera schedule FILE --slowdown 288 --strategy aetherling --clock-mhz 0`
+/// before the shortcuts), and they compute what the programs compute.
+#[test]
+fn large_slowdowns_give_the_full_searchs_designs() {
+    for name in ["demosaic_16x8", "camera_16x8"] {
+        let file = format!("examples/small/{name}.seq");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(&file);
+        let p = load_program(&path).unwrap_or_else(|e| panic!("{e}"));
+        let got = aetherling::schedule(&p, 288).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let want_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/data/aetherling/{name}_s288.st"));
+        let want = std::fs::read_to_string(&want_path).unwrap();
+        assert_eq!(got.design.to_text(), want, "{file} at slowdown 288");
+        check(&file, &[288]);
+    }
+}

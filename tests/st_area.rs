@@ -1,7 +1,7 @@
 //! The area model ranks designs as synthesis would: properties, not numbers copied from
 //! the implementation.
 
-use tessera::st::area::{area, own_area, Weights};
+use tessera::st::area::{area, own_area, own_area_bound, Weights};
 use tessera::st::{parse_design, Design};
 
 fn design(text: &str) -> Design {
@@ -90,4 +90,41 @@ fn dag_sharing_is_paid_once_and_bodies_per_instance() {
         one.logic, 0,
         "the map itself is wiring; its body is charged per instance"
     );
+}
+
+/// `own_area_bound` never exceeds `own_area` (Aetherling's searches skip candidates on
+/// it), and on a reshape between two layouts that hold data it is not zero: every reshape
+/// among Aetherling's layouts of `(seq 8 (seq 4 uint32))` over 64 clocks.
+#[test]
+fn the_reshape_bound_is_below_the_area() {
+    use tessera::schedule::slowdown::aetherling_layouts;
+    use tessera::seq::types::{ScalarType, SeqType};
+    use tessera::st::StOp;
+    let t = SeqType::seq(8, SeqType::seq(4, ScalarType::UInt32.into()));
+    let layouts = aetherling_layouts(&t, 64);
+    assert!(layouts.len() > 4, "{}", layouts.len());
+    let mut held = 0;
+    for from in &layouts {
+        for to in &layouts {
+            let mut d = Design::new("r");
+            let x = d.add_input("x", from.clone()).unwrap();
+            let op = StOp::Reshape {
+                from: from.clone(),
+                to: to.clone(),
+            };
+            let r = d.add(op, &[x]).unwrap();
+            let (a, b) = (own_area(&d, r), own_area_bound(&d, r));
+            assert!(
+                b.logic <= a.logic
+                    && b.ff_bits <= a.ff_bits
+                    && b.ram_bits <= a.ram_bits
+                    && b.dsp <= a.dsp,
+                "{from} -> {to}: bound {b:?} above area {a:?}"
+            );
+            if b.ff_bits + b.ram_bits > 0 {
+                held += 1;
+            }
+        }
+    }
+    assert!(held > 0, "no reshape among them stores data");
 }

@@ -264,6 +264,17 @@ pub fn own_area(d: &Design, id: NodeId) -> Area {
     }
 }
 
+/// A lower bound on [`own_area`] that is cheap on frame-sized data movement (see
+/// [`movement_area_bound`]); the area itself for every other operator.
+pub fn own_area_bound(d: &Design, id: NodeId) -> Area {
+    let node = d.node(id);
+    if !node.op.is_data_movement() {
+        return own_area(d, id);
+    }
+    let input = d.layout(node.args[0]);
+    Perm::of(&node.op, input, d.layout(id)).map_or_else(Area::default, |p| movement_area_bound(&p))
+}
+
 /// The default largest register buffer (bits) a data-movement operator is built as; larger
 /// ones are RAM delay taps. The RTL's default (`RtlOptions::buffer_max_bits`) is this, so
 /// the model charges what the generators build.
@@ -340,7 +351,26 @@ fn measure_movement(p: &Perm) -> Area {
     } else {
         Area::default()
     };
-    let store = if depth <= REGISTER_CHAIN_MAX {
+    movement_store(p, live) + muxes + control
+}
+
+/// A lower bound on [`movement_area`]: its storage alone, without the read multiplexers
+/// and phase counter, whose count of each lane's sources walks every atom of a frame-sized
+/// operator (a search that must rank many candidate reshapes bounds them first).
+pub fn movement_area_bound(p: &Perm) -> Area {
+    let live = p.max_live_atoms();
+    if live == 0 {
+        return Area::default();
+    }
+    movement_store(p, live)
+}
+
+/// The storage of a data-movement operator holding `live` atoms at once.
+fn movement_store(p: &Perm, live: u64) -> Area {
+    let bits = p.input.atom_bits();
+    let lanes = p.input.lanes().max(p.output.lanes());
+    let depth = live.div_ceil(lanes);
+    if depth <= REGISTER_CHAIN_MAX {
         Area {
             ff_bits: live * bits,
             ..Area::default()
@@ -351,8 +381,7 @@ fn measure_movement(p: &Perm) -> Area {
             logic: 2 * clog2(depth) * lanes.min(live),
             ..Area::default()
         }
-    };
-    store + muxes + control
+    }
 }
 
 /// The constant raw value of operand `k` of an atom tuple node, if it is a generator.

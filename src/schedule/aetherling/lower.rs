@@ -39,6 +39,14 @@ struct Scope {
 /// inputs its producer reaches (`None`: not yet declared).
 pub(super) type SearchKey = (SeqId, u64, u64, SeqType, Forms, Vec<Option<Forms>>);
 
+/// What a keyed search's candidate producer depends on: the producer, its forms, and the
+/// forms of the program inputs it reaches (as in [`SearchKey`]).
+pub(super) type ProducerKey = (SeqId, Forms, Vec<Option<Forms>>);
+
+/// A candidate producer lowered on its own: the area of its sub-design (`None`: it reads a
+/// function parameter) and its layout, or why it cannot be lowered.
+pub(super) type ProducerCost = Result<(Option<crate::st::area::Area>, Layout), String>;
+
 /// The Unpartition sub-searches already run, shared by every copy of the lowering state
 /// (one per [`super::schedule`] call): the winning producer forms per [`SearchKey`].
 ///
@@ -53,6 +61,9 @@ pub(super) type SearchKey = (SeqId, u64, u64, SeqType, Forms, Vec<Option<Forms>>
 #[derive(Default)]
 pub(super) struct SearchMemo {
     pub(super) winners: HashMap<SearchKey, Forms>,
+    /// Per candidate producer of a keyed search: what lowering it alone gives (see
+    /// [`super::search`]); shared by the searches of one producer for different outputs.
+    pub(super) producers: HashMap<ProducerKey, ProducerCost>,
     /// Per node: the nodes it reaches through arguments, and the program inputs it reaches
     /// through arguments and bodies.
     cones: HashMap<SeqId, (Vec<SeqId>, Vec<usize>)>,
@@ -126,6 +137,35 @@ impl<'p> Lowerer<'p> {
                 None => self.default_forms(&decl.ty, self.s),
             })
             .collect()
+    }
+
+    /// A fresh state at the top-level scope with an empty design holding only the program
+    /// inputs already declared (same forms): what a keyed search's producer lowering reads
+    /// of the state (see [`SearchMemo`]), without copying the design built so far.
+    pub(super) fn detached(&self) -> Result<Self, String> {
+        let mut d = Design::new(self.d.name.clone());
+        let mut inputs = vec![None; self.inputs.len()];
+        for (k, got) in self.inputs.iter().enumerate() {
+            if let Some((_, forms)) = got {
+                let decl = &self.p.inputs[k];
+                let node = d.add_input(decl.name.clone(), build_layout(&decl.ty, forms))?;
+                inputs[k] = Some((node, forms.clone()));
+            }
+        }
+        Ok(Lowerer {
+            p: self.p,
+            d,
+            s: self.s,
+            scopes: vec![Scope::default()],
+            inputs,
+            search: self.search.clone(),
+            depth: self.depth,
+        })
+    }
+
+    /// Whether lowering is inside a function body (not at the program's top level).
+    pub(super) fn in_body(&self) -> bool {
+        self.scopes.len() > 1
     }
 
     /// The [`SearchKey`] of a sub-search of producer `x` here, if its result depends on no
@@ -244,6 +284,8 @@ impl<'p> Lowerer<'p> {
         let st = self.lower_op(id, forms);
         self.depth -= 1;
         let st = st?;
+        // The searches bound a candidate's cost by the reshape from this layout.
+        debug_assert_eq!(self.d.layout(st), &self.layout(id, forms), "lowered layout");
         let scope = self.scopes.last_mut().expect("a scope");
         scope.memo.insert(id, (st, forms.to_vec()));
         Ok(st)

@@ -21,6 +21,7 @@
 mod lower;
 pub use lower::MAX_DEPTH;
 mod ops;
+mod search;
 mod tables;
 
 use super::slowdown::aetherling_forms;

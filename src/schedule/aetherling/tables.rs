@@ -2,11 +2,10 @@
 //! (reference §4.5.7, sixteen cases tried in order), Unpartition (§4.5.8) and the seq-tuple
 //! conversions (§4.5.9–§4.5.10). Where no direct operator exists they emit a `reshape`.
 
-use super::super::slowdown::{aetherling_forms, build_layout, LayerForm};
+use super::super::slowdown::{build_layout, LayerForm};
 use super::lower::{Forms, Lowerer};
-use crate::seq::types::{ScalarType, SeqType};
+use crate::seq::types::SeqType;
 use crate::seq::NodeId as SeqId;
-use crate::st::area::{area, Weights};
 use crate::st::{Layout, NodeId as StId, StOp};
 use LayerForm::{Nested, Space, Time, TimeSpace};
 
@@ -28,7 +27,8 @@ enum Emit {
     Serialize(u64, u64),
 }
 
-fn join(front: Vec<LayerForm>, rest: &[LayerForm]) -> Forms {
+/// `front` followed by `rest`.
+pub(super) fn join(front: Vec<LayerForm>, rest: &[LayerForm]) -> Forms {
     let mut v = front;
     v.extend(rest.iter().cloned());
     v
@@ -328,78 +328,6 @@ impl Lowerer<'_> {
             return self.emit(ty, forms, x, &join(u, rest), what, &le);
         }
         self.unpartition_search(ty, forms, x, no, ni, r, rest)
-    }
-
-    /// Unpartition case 7: try every two-layer layout of the producer with the output's
-    /// clocks (no parallelism if the output is sequential), lower the producer for each in a
-    /// copy of the state, and keep the one whose producer plus reshape is smallest.
-    #[allow(clippy::too_many_arguments)]
-    fn unpartition_search(
-        &mut self,
-        ty: &SeqType,
-        forms: &[LayerForm],
-        x: SeqId,
-        no: u64,
-        ni: u64,
-        r: &LayerForm,
-        rest: &[LayerForm],
-    ) -> Result<StId, String> {
-        let key = self.search_key(x, no, ni, ty, forms);
-        if let Some(cand) = key
-            .as_ref()
-            .and_then(|k| self.search.borrow().winners.get(k).cloned())
-        {
-            let xs = self.lower(x, &join(cand, rest))?;
-            return self.reshape(xs, build_layout(ty, forms));
-        }
-        let periods = r.periods(no * ni);
-        let shape = SeqType::seq(no, SeqType::seq(ni, ScalarType::Int8.into()));
-        let sequential = matches!(r, Time { .. });
-        // A layer is parallel if it puts more than one element on the wires at once.
-        let parallel = |f: &LayerForm, n: u64| match f {
-            Space => n > 1,
-            TimeSpace { ni, .. } => *ni > 1,
-            _ => false,
-        };
-        let weights = Weights::default();
-        let mut best: Option<(f64, Self, StId, Forms)> = None;
-        let mut last_err = String::from("no candidate layout");
-        for (cand, _) in aetherling_forms(&shape, periods) {
-            if sequential && cand.iter().zip([no, ni]).any(|(f, n)| parallel(f, n)) {
-                continue;
-            }
-            let mut trial = self.clone();
-            let attempt = (|| {
-                let xs = trial.lower(x, &join(cand.clone(), rest))?;
-                trial.reshape(xs, build_layout(ty, forms))
-            })();
-            match attempt {
-                Ok(node) => {
-                    let cost = trial.subdesign_area(node, &weights);
-                    if best.as_ref().is_none_or(|(c, _, _, _)| cost < *c) {
-                        best = Some((cost, trial, node, cand));
-                    }
-                }
-                Err(e) => last_err = e,
-            }
-        }
-        let (_, state, node, cand) =
-            best.ok_or_else(|| format!("unpartition {no} {ni}: {last_err}"))?;
-        *self = state;
-        if let Some(k) = key {
-            self.search.borrow_mut().winners.insert(k, cand);
-        }
-        Ok(node)
-    }
-
-    /// Model area of everything `node` depends on (the whole design so far if `node` is
-    /// inside a function body, where it cannot be a design output).
-    fn subdesign_area(&self, node: StId, weights: &Weights) -> f64 {
-        let mut d = self.d.clone();
-        match d.set_output(node) {
-            Ok(()) => area(&d).total.scalar(weights),
-            Err(_) => 0.0,
-        }
     }
 
     /// `stuple_to_seq n`: `(seq 1 (stuple n t)) -> (seq n t)`.
