@@ -4,37 +4,15 @@
 //! register for a later stage; otherwise (two adders fit a stage, no register is needed, one
 //! clock per frame, one lane) the chain is kept as it was.
 
-use std::path::Path;
-use tessera::schedule::egraph;
 use tessera::seq::op::AtomOp;
-use tessera::seq::{load_program, Program};
 use tessera::st::delay::Target;
 use tessera::st::late_rows::late_rows;
 use tessera::st::latency::{design_latency, insert_fifos};
 use tessera::st::pipeline::{critical_path, pipeline, Clock};
-use tessera::st::verify::{random_frames, verify};
 use tessera::st::{Design, NodeId, StOp};
 
-fn program(file: &str) -> Program {
-    load_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn scheduled(p: &Program, s: u64, mhz: Option<f64>) -> Design {
-    let o = egraph::Options {
-        clock: mhz.map(Clock::ice40),
-        ..egraph::Options::default()
-    };
-    egraph::schedule(p, s, &o)
-        .unwrap_or_else(|e| panic!("{} s={s}: {e}", p.name))
-        .design
-}
-
-fn simulates_equal(d: &Design, p: &Program) {
-    let frames = random_frames(p, 11, 3);
-    let v = verify(d, p, &frames).unwrap_or_else(|e| panic!("{}: {e}", d.name));
-    assert!(v.passed(), "{}: {:?}", d.name, v.mismatches.first());
-}
+mod timing_common;
+use timing_common::{program, scheduled, simulates_equal};
 
 /// Registers between `n` and the `add` computing it, through wiring; `None` when `n` is
 /// not a sum.
@@ -119,7 +97,7 @@ fn the_default_clock_reads_the_last_row_late_and_delays_no_partial_sum() {
         for &s in slowdowns {
             let plain = scheduled(&p, s, None);
             let d = scheduled(&p, s, Some(Clock::DEFAULT_MHZ));
-            simulates_equal(&d, &p);
+            simulates_equal(&d, &p, 11);
             assert!(late_windows(&d) > 0, "{file} s={s}: no row read late");
             assert_eq!(delayed_sums(&d), 0, "{file} s={s}: a partial sum waits");
             let refused = late_rows(&plain, &|_| false).unwrap();
@@ -144,7 +122,7 @@ fn one_clock_per_frame_or_one_lane_keeps_the_chain() {
     let p = program("examples/conv2d.seq");
     for s in [1, 16, 144] {
         let d = scheduled(&p, s, Some(Clock::DEFAULT_MHZ));
-        simulates_equal(&d, &p);
+        simulates_equal(&d, &p, 11);
         assert_eq!(late_windows(&d), 0, "s={s}");
     }
 }
@@ -154,7 +132,7 @@ fn where_two_adders_fit_a_stage_the_chain_is_kept() {
     let p = program("examples/conv2d.seq");
     for s in [2, 4] {
         let d = scheduled(&p, s, Some(150.0));
-        simulates_equal(&d, &p);
+        simulates_equal(&d, &p, 11);
         assert_eq!(late_windows(&d), 0, "s={s}");
         assert!(
             d.ids()
@@ -181,5 +159,6 @@ fn a_design_without_sums_of_sums_or_that_meets_the_clock_is_not_rewritten() {
     simulates_equal(
         &insert_fifos(&late).unwrap(),
         &program("examples/conv2d.seq"),
+        11,
     );
 }

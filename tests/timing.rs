@@ -5,34 +5,13 @@
 use std::path::{Path, PathBuf};
 use tessera::rtl::fmax::{measure, FmaxOptions};
 use tessera::rtl::tools::require_tool;
-use tessera::schedule::egraph;
-use tessera::seq::{load_program, Program};
 use tessera::st::area::{area, Weights};
 use tessera::st::delay::Target;
-use tessera::st::pipeline::{critical_path, pipeline, register_every_operator, Clock};
-use tessera::st::verify::{random_frames, verify};
-use tessera::st::{parse_design, Design};
+use tessera::st::parse_design;
+use tessera::st::pipeline::{critical_path, pipeline, register_every_operator};
 
-fn program(file: &str) -> Program {
-    load_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn scheduled(p: &Program, s: u64, mhz: Option<f64>) -> Design {
-    let o = egraph::Options {
-        clock: mhz.map(Clock::ice40),
-        ..egraph::Options::default()
-    };
-    egraph::schedule(p, s, &o)
-        .unwrap_or_else(|e| panic!("{} s={s}: {e}", p.name))
-        .design
-}
-
-fn simulates_equal(d: &Design, p: &Program) {
-    let frames = random_frames(p, 7, 3);
-    let v = verify(d, p, &frames).unwrap_or_else(|e| panic!("{}: {e}", d.name));
-    assert!(v.passed(), "{}: {:?}", d.name, v.mismatches.first());
-}
+mod timing_common;
+use timing_common::{program, scheduled, simulates_equal};
 
 const APPS: [(&str, &[u64]); 5] = [
     ("examples/conv2d.seq", &[1, 2, 4, 8, 16, 48, 144]),
@@ -50,7 +29,7 @@ fn pipelined_designs_compute_the_program_and_meet_the_modelled_clock() {
         for &s in slowdowns {
             for mhz in [100.0, 150.0, 200.0] {
                 let d = scheduled(&p, s, Some(mhz));
-                simulates_equal(&d, &p);
+                simulates_equal(&d, &p, 7);
                 let cp = critical_path(&d, &t).unwrap();
                 assert!(
                     cp.mhz >= mhz - 1e-6,
@@ -124,7 +103,7 @@ fn the_baseline_registered_after_every_operator_computes_the_program() {
             let base = tessera::schedule::aetherling::schedule(&p, s)
                 .unwrap_or_else(|e| panic!("{file} s={s}: {e}"));
             let d = register_every_operator(&base.design).unwrap();
-            simulates_equal(&d, &p);
+            simulates_equal(&d, &p, 7);
         }
     }
 }
