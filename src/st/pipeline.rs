@@ -196,6 +196,12 @@ fn pipeline_as_written(
     let mut w = Walk::new(d, t, Some(budget));
     w.lenient = !strict;
     w.run()?;
+    finished(d, &w)
+}
+
+/// The design a finished walk over `d` built: `d` itself if it added no register, else its
+/// output with the joins realigned.
+fn finished(d: &Design, w: &Walk) -> Result<Pipelined, String> {
     let registers = w.registers;
     let design = if registers == 0 {
         d.clone()
@@ -218,13 +224,7 @@ fn every_operator_registered(d: &Design) -> Result<Pipelined, String> {
     let mut w = Walk::new(d, &t, Some(0.0));
     w.every = true;
     w.run()?;
-    let registers = w.registers;
-    let design = if registers == 0 {
-        d.clone()
-    } else {
-        insert_fifos(&w.out)?
-    };
-    Ok(Pipelined { design, registers })
+    finished(d, &w)
 }
 
 /// `placed` (registers where the clock needs them), or `d` with a register after every
