@@ -84,15 +84,7 @@ impl Clock {
             return Ok(first);
         }
         let relaxed = pipeline_with(d, &self.target, reach, false)?;
-        let relaxed_reach = critical_path(&relaxed.design, &data)?.mhz;
-        let scalar = |p: &Pipelined| area(&p.design).total.scalar(&Weights::default());
-        Ok(
-            if relaxed_reach >= reach - 1e-6 && scalar(&relaxed) < scalar(&first) {
-                relaxed
-            } else {
-                first
-            },
-        )
+        smaller_as_fast(first, relaxed, &data)
     }
 }
 
@@ -237,15 +229,19 @@ fn every_operator_if_smaller(
     t: &Target,
     placed: Pipelined,
 ) -> Result<Pipelined, String> {
-    let every = every_operator_registered(d)?;
-    let data = t.without_control();
+    smaller_as_fast(placed, every_operator_registered(d)?, &t.without_control())
+}
+
+/// `other` if its critical path on `data` is as fast as `kept`'s and its model area is
+/// smaller, else `kept`.
+fn smaller_as_fast(kept: Pipelined, other: Pipelined, data: &Target) -> Result<Pipelined, String> {
     let scalar = |p: &Pipelined| area(&p.design).total.scalar(&Weights::default());
-    let fast_enough = critical_path(&every.design, &data)?.mhz
-        >= critical_path(&placed.design, &data)?.mhz - 1e-6;
-    Ok(if fast_enough && scalar(&every) < scalar(&placed) - 1e-9 {
-        every
+    let as_fast =
+        critical_path(&other.design, data)?.mhz >= critical_path(&kept.design, data)?.mhz - 1e-6;
+    Ok(if as_fast && scalar(&other) < scalar(&kept) - 1e-9 {
+        other
     } else {
-        placed
+        kept
     })
 }
 
