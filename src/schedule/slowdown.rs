@@ -312,14 +312,15 @@ pub fn mixed_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
 /// The streaming layout of `t` over `s` clocks, if there is one: the clocks go to the
 /// outermost layers first, each taking as many as divide both its length and the clocks
 /// left (`tseq n 0`, `tseq g 0 (sseq n/g)`, or `sseq n` once no clocks are left), so every
-/// clock is valid and the layout has exactly `atoms / s` lanes. This is how a frame
+/// clock is valid and the layout has exactly `atoms / s` lanes. Where the clocks do not
+/// factor that way, the padded layout of `padded_streaming_layout`. This is how a frame
 /// streams: rows over time, each window in space (Aetherling's layouts for a map body's
 /// parameters follow its output this way).
 pub fn streaming_layout(t: &SeqType, s: u64) -> Option<Layout> {
     let layers = seq_layers(t);
     let mut left = s;
     let mut forms = Vec::with_capacity(layers.len());
-    for n in layers {
+    for &n in &layers {
         let g = gcd(n, left);
         forms.push(if g == 1 {
             LayerForm::Space
@@ -334,7 +335,46 @@ pub fn streaming_layout(t: &SeqType, s: u64) -> Option<Layout> {
         });
         left /= g;
     }
-    (left == 1).then(|| build_layout(t, &forms))
+    if left == 1 {
+        return Some(build_layout(t, &forms));
+    }
+    padded_streaming_layout(&layers, s).map(|forms| build_layout(t, &forms))
+}
+
+/// Where the clocks do not factor over the layers (128 pixels in 144 clocks, 4 row pairs in
+/// 9), the layout Aetherling streams in: the outer layers take the clocks that divide, then
+/// the first layer that cannot takes its idle clocks at its end, as a time layer
+/// (`tseq 32 4`: a row pair of 32 pixels in 36 clocks) or, if it is longer than the clocks
+/// left, as its widest time split that fits (`tseq 8 1 (sseq 4)` for 32 elements in 9
+/// clocks); the layers inside it are in space.
+fn padded_streaming_layout(layers: &[u64], s: u64) -> Option<Vec<LayerForm>> {
+    let mut left = s;
+    let mut forms = Vec::with_capacity(layers.len());
+    for &n in layers {
+        if left == 1 {
+            forms.push(LayerForm::Space);
+        } else if left.is_multiple_of(n) {
+            forms.push(LayerForm::Time { i: 0 });
+            left /= n;
+        } else {
+            let no = divisors(n).into_iter().filter(|d| *d <= left).max()?;
+            forms.push(if no == n {
+                LayerForm::Time { i: left - n }
+            } else if no == 1 {
+                LayerForm::Space
+            } else {
+                LayerForm::TimeSpace {
+                    no,
+                    io: left - no,
+                    ni: n / no,
+                }
+            });
+            if no > 1 {
+                left = 1;
+            }
+        }
+    }
+    (left == 1).then_some(forms)
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -547,8 +587,37 @@ mod tests {
             streaming_layout(&frame, 129600).unwrap().to_string(),
             "(tseq 540 0 (tseq 240 0 (sseq 16 uint32)))"
         );
-        // Every clock valid, or none: 7 does not divide the frame's 2,073,600 atoms.
-        assert!(streaming_layout(&frame, 7).is_none());
+        // Where the clocks do not factor over the layers, the first layer that cannot take
+        // them pads: 7 clocks for 540 rows (6 of them a clock, one clock idle); a 16x8
+        // frame's 4 row pairs of 32 pixels in 144 clocks (a pair every 36 clocks, 4 idle);
+        // the same in 9 clocks (a pair a clock, 5 idle).
+        assert_eq!(
+            streaming_layout(&frame, 7).unwrap().to_string(),
+            "(tseq 6 1 (sseq 90 (sseq 3840 uint32)))"
+        );
+        let pairs = SeqType::seq(4, SeqType::seq(32, u()));
+        assert_eq!(
+            streaming_layout(&pairs, 144).unwrap().to_string(),
+            "(tseq 4 0 (tseq 32 4 uint32))"
+        );
+        assert_eq!(
+            streaming_layout(&pairs, 9).unwrap().to_string(),
+            "(tseq 4 5 (sseq 32 uint32))"
+        );
+        assert_eq!(
+            streaming_layout(&SeqType::seq(32, u()), 9)
+                .unwrap()
+                .to_string(),
+            "(tseq 8 1 (sseq 4 uint32))"
+        );
+        // A layer longer than the clocks with no divisor that fits (a prime) stays in
+        // space and the padding goes inside it.
+        assert_eq!(
+            streaming_layout(&SeqType::seq(7, SeqType::seq(4, u())), 6)
+                .unwrap()
+                .to_string(),
+            "(sseq 7 (tseq 4 2 uint32))"
+        );
         assert_eq!(
             streaming_layout(&seq_int(4), 1).unwrap().to_string(),
             "(sseq 4 int8)"

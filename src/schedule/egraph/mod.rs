@@ -218,6 +218,10 @@ pub fn derivation(
 /// How many of the largest proper divisors [`burst_sources`] tries alone.
 const BURST_SOURCES: usize = 4;
 
+/// How many of a value's cheapest layouts (per clock count) feed its other layouts through
+/// reshapes after the graph is built ([`StreamGraph::connect_views`]).
+const VIEW_SOURCES: usize = 2;
+
 /// The slowdowns whose designs may run in bursts at `s`. With a `listed` set of slowdowns
 /// (explore's), the listed ones that properly divide `s`: the front shown is then monotone
 /// along multiples, and no slowdown outside the list is scheduled. Alone, the
@@ -426,7 +430,11 @@ fn schedule_direct(
 
     // One unconstrained extraction serves every root; the roots are then tried cheapest
     // first (at most `o.roots` of them with a finite cost) with their inputs constrained.
+    // A first extraction names each value's cheapest layouts, which then feed the value's
+    // other layouts through reshapes (`connect_views`).
     o.progress.phase(|| format!("s={s}: extraction"));
+    let first = choose(&g, &o.weights, &|_, _| true);
+    g.connect_views(&|i| first[i].0, VIEW_SOURCES);
     let free = choose(&g, &o.weights, &|_, _| true);
     let mut order: Vec<(usize, Layout)> = Vec::new();
     for (root, out) in &roots {

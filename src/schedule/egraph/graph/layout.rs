@@ -115,6 +115,16 @@ fn fit_rec(dims: &mut Vec<Dim>, ty: &SeqType, atom: &Layout) -> Option<Layout> {
         }
     };
     let mut pieces = Vec::new();
+    // A layer of one element takes a padding layer `tseq 1 i` (the normal form keeps it:
+    // one valid clock then `i` idle ones); an atom cannot, so without this a padded
+    // element (`(tseq 64 0 (tseq 1 4 uint8))`, a pixel every 5 clocks) fits no type with
+    // a `seq 1` layer, and relabels such as `unpartition n 1` could not take it.
+    if n == 1 {
+        if let Some(&Dim::T(1, i)) = dims.last() {
+            dims.pop();
+            pieces.push(Dim::T(1, i));
+        }
+    }
     let mut r = n;
     while r > 1 {
         let d = dims.pop()?;
@@ -156,6 +166,31 @@ fn fit_rec(dims: &mut Vec<Dim>, ty: &SeqType, atom: &Layout) -> Option<Layout> {
     }))
 }
 
+/// A layout of `t` over the clocks of `result` that follows `result`'s layers from the
+/// outside in while they have `t`'s lengths (`tseq n i`, `sseq n`, `tseq no io (sseq ni)`),
+/// with everything inside in space once `result` has a single clock left: the parameter
+/// layout Aetherling propagates back through a body (a `map 32` over windows whose result
+/// is `(tseq 32 4 (sseq 1 _))` reads its windows as `(tseq 32 4 (sseq 3 (sseq 3 _)))`).
+pub fn following(t: &SeqType, result: &Layout) -> Option<Layout> {
+    if result.clocks() == 1 {
+        return Some(Layout::space_of(t));
+    }
+    let (n, e) = t.as_seq()?;
+    match result {
+        Layout::TSeq(m, i, inner) if *m == n => Some(Layout::tseq(n, *i, following(e, inner)?)),
+        Layout::SSeq(m, inner) if *m == n => Some(Layout::sseq(n, following(e, inner)?)),
+        Layout::TSeq(no, io, inner) => match &**inner {
+            Layout::SSeq(ni, inner) if no * ni == n => Some(Layout::tseq(
+                *no,
+                *io,
+                Layout::sseq(*ni, following(e, inner)?),
+            )),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The first `cap` layouts of [`tessera_layouts_first`] (Aetherling's per-layer forms plus
 /// the mixed forms) with at most `max_lanes` lanes, simplest first.
 pub fn candidates(t: &SeqType, s: u64, cap: usize, max_lanes: u64) -> Vec<Layout> {
@@ -184,5 +219,42 @@ mod tests {
         // Wrong lengths do not lay out the type.
         assert!(!lays_out(&row, &SeqType::seq(3839, u())));
         assert!(!lays_out(&Layout::tseq(7, 0, x), &SeqType::seq(8, u())));
+    }
+
+    #[test]
+    fn a_padded_element_fits_a_layer_of_one() {
+        let u = || SeqType::from(ScalarType::UInt8);
+        // A pixel every 5 clocks, and the same pixels as rows of one (what `unpartition
+        // 64 1` reads): one wiring, so the relabel must find it.
+        let padded = Layout::tseq(64, 0, Layout::tseq(1, 4, Layout::Scalar(ScalarType::UInt8)));
+        let rows = SeqType::seq(64, SeqType::seq(1, u()));
+        let f = fit(&padded.normalize(), &rows).unwrap();
+        assert_eq!(f.to_string(), "(tseq 64 0 (tseq 1 4 uint8))");
+        assert!(lays_out(&f, &rows));
+        assert_eq!(f.normalize(), padded.normalize());
+        // An atom cannot take the padding: `(seq 64 uint8)` has no layer to hold it.
+        assert!(fit(&padded.normalize(), &SeqType::seq(64, u())).is_none());
+    }
+
+    #[test]
+    fn a_parameter_follows_the_result_time_layers() {
+        let u = || SeqType::from(ScalarType::UInt32);
+        let x = || Layout::Scalar(ScalarType::UInt32);
+        let win = SeqType::seq(3, SeqType::seq(3, u()));
+        let pair = SeqType::seq(32, win.clone());
+        // A pair of rows of 32 windows summed to one pixel each, a pixel every 36/32 clock.
+        let result = Layout::tseq(32, 4, Layout::sseq(1, Layout::sseq(1, x())));
+        assert_eq!(
+            following(&pair, &result).unwrap().to_string(),
+            "(tseq 32 4 (sseq 3 (sseq 3 uint32)))"
+        );
+        let split = Layout::tseq(8, 1, Layout::sseq(4, Layout::sseq(1, x())));
+        assert_eq!(
+            following(&pair, &split).unwrap().to_string(),
+            "(tseq 8 1 (sseq 4 (sseq 3 (sseq 3 uint32))))"
+        );
+        // Layers of other lengths over several clocks: no such layout.
+        assert!(following(&pair, &Layout::tseq(36, 0, x())).is_none());
+        assert_eq!(following(&win, &x()).unwrap(), Layout::space_of(&win));
     }
 }

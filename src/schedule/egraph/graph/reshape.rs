@@ -73,6 +73,56 @@ impl StreamGraph<'_> {
         }
     }
 
+    /// Adds reshapes into every top-level stream class of a value from its `sources`
+    /// cheapest stream classes over the same clocks (`cost`: an extraction's cost per
+    /// class), so a value may be produced in the layout its producer lowers best in and
+    /// reshaped into the layout a consumer needs. Aetherling's scheduler does this (the
+    /// producer keeps its own layout, a reshape meets the consumer's); the reshapes a view
+    /// gets when it is lowered come only from the value's simplest candidates, which miss it
+    /// where the clocks do not divide the value (the 16x8 camera at s = 9: its demosaic
+    /// lowers best in `(tseq 4 5 (sseq 32 _))`, its sharpen in `(tseq 8 1 (sseq 16 _))`).
+    /// Only the cheapest sources: reshapes between every two classes cost more to measure
+    /// than the rest of the graph (conv2d_b2b: 3.3x the CPU time). Run after
+    /// [`StreamGraph::expand`]; it adds nodes to existing classes and requests no new one.
+    pub fn connect_views(&mut self, cost: &dyn Fn(usize) -> f64, sources: usize) {
+        let mut by_class: HashMap<Id, Vec<usize>> = HashMap::new();
+        for (i, c) in self.classes.iter().enumerate() {
+            if c.key.ctx == 0 && !c.views.is_empty() {
+                by_class.entry(c.key.class).or_default().push(i);
+            }
+        }
+        let mut groups: Vec<(Id, Vec<usize>)> = by_class
+            .into_iter()
+            .filter(|(_, members)| members.len() > 1)
+            .collect();
+        groups.sort();
+        for (class, members) in groups {
+            let mut cheap: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&b| cost(b).is_finite())
+                .collect();
+            cheap.sort_by(|&a, &b| cost(a).total_cmp(&cost(b)).then(a.cmp(&b)));
+            let mut used: HashMap<u64, usize> = HashMap::new();
+            cheap.retain(|&b| {
+                let n = used.entry(self.classes[b].views[0].clocks()).or_default();
+                *n += 1;
+                *n <= sources
+            });
+            for &b in &cheap {
+                for &a in &members {
+                    let (from, to) = (
+                        self.classes[b].views[0].clone(),
+                        self.classes[a].views[0].clone(),
+                    );
+                    if a != b && from.clocks() == to.clocks() {
+                        self.add_reshape(a, 0, class, &from, &to);
+                    }
+                }
+            }
+        }
+    }
+
     /// The layouts of `x` (in scope `ctx`) with the wires of `l` the graph knows: its
     /// candidates with `l`'s normal form, the fit of that normal form to `x`'s type, and
     /// the views of `x`'s stream class with these wires. A relabel (`rules/lower/relabel.rules`)

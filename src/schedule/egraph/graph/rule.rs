@@ -4,7 +4,7 @@
 //! producer with the same wires.
 
 use super::how::How;
-use super::StreamGraph;
+use super::{layout, StreamGraph};
 use crate::egraph::analysis::Sort;
 use crate::egraph::lang::SeqLang;
 use crate::schedule::lower::{self, Env, Instance, Need, Role, SeqArgs, SeqHead};
@@ -152,17 +152,20 @@ impl StreamGraph<'_> {
         if rule.choices.is_empty() {
             return Some(vec![env]);
         }
-        let clocks = rule.needs.iter().find_map(|n| match n {
-            Need::Body { out, .. } => out.build(&env).ok().map(|l| l.clocks()),
+        let result = rule.needs.iter().find_map(|n| match n {
+            Need::Body { out, .. } => out.build(&env).ok(),
             Need::In { .. } => None,
         })?;
+        let clocks = result.clocks();
         let mut opts = Vec::new();
         let mut streaming = Vec::new();
+        let mut following = Vec::new();
         for (_, k) in &rule.choices {
             let t = self.value_type(*inputs.get(*k)?)?;
             let (_, et) = t.as_seq()?;
             opts.push(self.cands(et, clocks));
             streaming.push(crate::schedule::slowdown::streaming_layout(et, clocks));
+            following.push(layout::following(et, &result));
         }
         // The first `param_combos` of the product, last choice fastest (an odometer), so
         // the long product of a map2 is never built.
@@ -189,9 +192,13 @@ impl StreamGraph<'_> {
         }
         // Every input in its streaming layout too (Aetherling's choice for a map body), so
         // the baseline's body stays in the search space however the candidates rank.
-        if let Some(s) = streaming.into_iter().collect::<Option<Vec<Layout>>>() {
-            if !chosen.contains(&s) {
-                chosen.push(s);
+        // And every input following the result's time layers (Aetherling lowers a body back
+        // to front: a `map 32` whose result is `(tseq 32 4 _)` reads `(tseq 32 4 _)`).
+        for ls in [streaming, following] {
+            if let Some(ls) = ls.into_iter().collect::<Option<Vec<Layout>>>() {
+                if !chosen.contains(&ls) {
+                    chosen.push(ls);
+                }
             }
         }
         for ls in chosen {
