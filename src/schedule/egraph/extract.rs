@@ -28,13 +28,48 @@ pub type Choice = Vec<(f64, Option<usize>)>;
 /// cost is its root's total, times the node's multiplicity. `input_ok(k, norm)` says
 /// whether program input `k` may be declared in a layout of normal form `norm`.
 pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) -> bool) -> Choice {
+    choose_from(g, w, input_ok, None).best
+}
+
+/// Persistent: a class's set is its first child's with a few classes added, sharing the
+/// rest, so a chain of n classes holds n log n entries rather than n^2 / 2.
+type Set = imbl::GenericHashMap<usize, f64, FxBuild, imbl::shared_ptr::DefaultSharedPtr>;
+
+/// A finished [`choose`]: its choice, the sets behind it and how many nodes each class had,
+/// so that a later choice over the same graph with nodes added ([`choose_more`]) starts from
+/// it.
+pub struct Chosen {
+    /// The choice per class.
+    pub best: Choice,
+    sets: Vec<Option<std::rc::Rc<Set>>>,
+    nodes: Vec<usize>,
+}
+
+/// [`choose`] with every input allowed, keeping what [`choose_more`] needs.
+pub fn choose_all(g: &StreamGraph, w: &Weights) -> Chosen {
+    choose_from(g, w, &|_, _| true, None)
+}
+
+/// [`choose_all`] after nodes were added to existing classes of the graph `before` was
+/// chosen on: only the new nodes and what they improve are evaluated again. A node's cost
+/// only falls when its children's do, so the earlier choice is where the fixed point resumes.
+pub fn choose_more(g: &StreamGraph, w: &Weights, before: Chosen) -> Chosen {
+    choose_from(g, w, &|_, _| true, Some(before))
+}
+
+fn choose_from(
+    g: &StreamGraph,
+    w: &Weights,
+    input_ok: &dyn Fn(usize, &Layout) -> bool,
+    start: Option<Chosen>,
+) -> Chosen {
     use std::rc::Rc;
     let n = g.classes.len();
-    let mut best: Choice = vec![(f64::INFINITY, None); n];
-    // Persistent: a class's set is its first child's with a few classes added, sharing the
-    // rest, so a chain of n classes holds n log n entries rather than n^2 / 2.
-    type Set = imbl::GenericHashMap<usize, f64, FxBuild, imbl::shared_ptr::DefaultSharedPtr>;
-    let mut sets: Vec<Option<Rc<Set>>> = vec![None; n];
+    let nodes: Vec<usize> = g.classes.iter().map(|c| c.nodes.len()).collect();
+    let (mut best, mut sets, old) = match start {
+        Some(c) if c.best.len() == n => (c.best, c.sets, Some(c.nodes)),
+        _ => (vec![(f64::INFINITY, None); n], vec![None; n], None),
+    };
     let own: Vec<Vec<f64>> = g
         .classes
         .iter()
@@ -49,7 +84,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
         let fresh = |k: usize, stamp: &[Option<usize>]| stamp[k].is_some_and(|r| r + 1 >= round);
         for (ci, c) in g.classes.iter().enumerate().rev() {
             'nodes: for (ni, nd) in c.nodes.iter().enumerate() {
-                let dirty = round == 0
+                let dirty = (round == 0 && old.as_ref().is_none_or(|o| ni >= o[ci]))
                     || nd.kids.iter().any(|(k, _)| fresh(*k, &stamp))
                     || nd.body.as_ref().is_some_and(|(b, _, _)| fresh(*b, &stamp));
                 if !dirty {
@@ -119,7 +154,7 @@ pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) ->
             break;
         }
     }
-    best
+    Chosen { best, sets, nodes }
 }
 
 /// The normal forms each program input is used in by the selection rooted at `root`.

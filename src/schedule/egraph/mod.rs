@@ -433,9 +433,9 @@ fn schedule_direct(
     // A first extraction names each value's cheapest layouts, which then feed the value's
     // other layouts through reshapes (`connect_views`).
     o.progress.phase(|| format!("s={s}: extraction"));
-    let first = choose(&g, &o.weights, &|_, _| true);
-    g.connect_views(&|i| first[i].0, VIEW_SOURCES);
-    let free = choose(&g, &o.weights, &|_, _| true);
+    let first = extract::choose_all(&g, &o.weights);
+    g.connect_views(&|i| first.best[i].0, VIEW_SOURCES);
+    let free = extract::choose_more(&g, &o.weights, first).best;
     let mut order: Vec<(usize, Layout)> = Vec::new();
     for (root, out) in &roots {
         if !order.iter().any(|(r, _)| r == root) {
