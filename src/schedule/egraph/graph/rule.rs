@@ -152,17 +152,21 @@ impl StreamGraph<'_> {
         if rule.choices.is_empty() {
             return Some(vec![env]);
         }
-        let clocks = rule.needs.iter().find_map(|n| match n {
-            Need::Body { out, .. } => out.build(&env).ok().map(|l| l.clocks()),
+        let result = rule.needs.iter().find_map(|n| match n {
+            Need::Body { out, .. } => out.build(&env).ok(),
             Need::In { .. } => None,
         })?;
+        let clocks = result.clocks();
+        let result_norm = result.normalize();
         let mut opts = Vec::new();
         let mut streaming = Vec::new();
+        let mut same_wires = Vec::new();
         for (_, k) in &rule.choices {
             let t = self.value_type(*inputs.get(*k)?)?;
             let (_, et) = t.as_seq()?;
             opts.push(self.cands(et, clocks));
             streaming.push(crate::schedule::slowdown::streaming_layout(et, clocks));
+            same_wires.push(super::fit(&result_norm, et));
         }
         // The first `param_combos` of the product, last choice fastest (an odometer), so
         // the long product of a map2 is never built.
@@ -190,6 +194,15 @@ impl StreamGraph<'_> {
         // Every input in its streaming layout too (Aetherling's choice for a map body), so
         // the baseline's body stays in the search space however the candidates rank.
         if let Some(s) = streaming.into_iter().collect::<Option<Vec<Layout>>>() {
+            if !chosen.contains(&s) {
+                chosen.push(s);
+            }
+        }
+        // Every input with the wires of the body's result, when its element type fits them:
+        // the layout Aetherling propagates back through an elementwise or relabelling body
+        // (a `(tseq 2 2 (sseq 4))` element under an outer `sseq`), which need not be among
+        // the element type's simplest candidates (issue 16's random programs).
+        if let Some(s) = same_wires.into_iter().collect::<Option<Vec<Layout>>>() {
             if !chosen.contains(&s) {
                 chosen.push(s);
             }
