@@ -11,6 +11,10 @@
 //! mutation list) for a seeded, bounded run; `scripts/fuzz.sh` runs the same for longer;
 //! `docs/fuzzing.md` says how to use both.
 //!
+//! [`typed`] and [`versus`] serve another search: random well-typed programs over the whole
+//! language on which the e-graph scheduler is compared with the Aetherling baseline
+//! (`tests/search_random.rs`, docs/scheduling.md).
+//!
 //! Panics are caught per case and returned as failures. A case that runs past its time
 //! bound, or a process past its memory bound, is reported by a [`watchdog`] thread, which
 //! writes the input and aborts (nothing else can stop a thread stuck in a loop).
@@ -18,6 +22,8 @@
 pub mod mutate;
 pub mod oracle;
 pub mod pipelines;
+pub mod typed;
+pub mod versus;
 pub mod watchdog;
 
 use crate::egraph::random::{random_body, random_lhs};

@@ -157,15 +157,18 @@ impl StreamGraph<'_> {
             Need::In { .. } => None,
         })?;
         let clocks = result.clocks();
+        let result_norm = result.normalize();
         let mut opts = Vec::new();
         let mut streaming = Vec::new();
         let mut following = Vec::new();
+        let mut same_wires = Vec::new();
         for (_, k) in &rule.choices {
             let t = self.value_type(*inputs.get(*k)?)?;
             let (_, et) = t.as_seq()?;
             opts.push(self.cands(et, clocks));
             streaming.push(crate::schedule::slowdown::streaming_layout(et, clocks));
             following.push(layout::following(et, &result));
+            same_wires.push(super::fit(&result_norm, et));
         }
         // The first `param_combos` of the product, last choice fastest (an odometer), so
         // the long product of a map2 is never built.
@@ -193,8 +196,11 @@ impl StreamGraph<'_> {
         // Every input in its streaming layout too (Aetherling's choice for a map body), so
         // the baseline's body stays in the search space however the candidates rank.
         // And every input following the result's time layers (Aetherling lowers a body back
-        // to front: a `map 32` whose result is `(tseq 32 4 _)` reads `(tseq 32 4 _)`).
-        for ls in [streaming, following] {
+        // to front: a `map 32` whose result is `(tseq 32 4 _)` reads `(tseq 32 4 _)`), and
+        // every input with the wires of the body's result where its element type fits them
+        // (what Aetherling propagates back through an elementwise or relabelling body, a
+        // `(tseq 2 2 (sseq 4))` element under an outer `sseq`; issue 16's random programs).
+        for ls in [streaming, following, same_wires] {
             if let Some(ls) = ls.into_iter().collect::<Option<Vec<Layout>>>() {
                 if !chosen.contains(&ls) {
                     chosen.push(ls);

@@ -1,0 +1,244 @@
+//! The e-graph scheduler against the Aetherling baseline on random well-typed programs
+//! (issue 16): at three default slowdowns of each program generated from seeds
+//! `0..PROGRAMS` (`tessera::fuzz::typed`), the e-graph's design (default options, default
+//! clock) simulates equal to the interpreter and its model area is at most the baseline's
+//! (registered, as `explore`'s baseline column).
+//!
+//! Where the e-graph still loses, the point is listed in `tests/data/search/random_known_losses.txt`
+//! (seed, slowdown, e-graph area, baseline area; minimised programs and their causes in
+//! `tests/data/search/random_loss_*.seq` and docs/scheduling.md). The test compares the
+//! losses with the list exactly: a new loss fails it, and so does a listed point that no
+//! longer loses, so the list can only shrink. `scripts/search_random.sh` runs more programs
+//! and prints the counts (the ignored test [`more_programs`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use tessera::fuzz::typed::Generated;
+use tessera::fuzz::versus::{compare_seed, minimise, parse, point, Tally};
+
+/// Programs of the bounded run (about 40 s in the test profile on the 2-core machine).
+const PROGRAMS: u64 = 200;
+
+/// The known losses: (seed, slowdown) -> (e-graph area, baseline area).
+fn known_losses() -> BTreeMap<(u64, u64), (f64, f64)> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/search/random_known_losses.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let f: Vec<f64> = l
+                .split_whitespace()
+                .map(|x| x.parse().unwrap_or_else(|_| panic!("bad line `{l}`")))
+                .collect();
+            assert_eq!(f.len(), 4, "bad line `{l}`");
+            ((f[0] as u64, f[1] as u64), (f[2], f[3]))
+        })
+        .collect()
+}
+
+/// Runs seeds `seeds`, printing each point.
+fn run(seeds: std::ops::Range<u64>) -> Tally {
+    let mut t = Tally::default();
+    for seed in seeds {
+        let c = compare_seed(seed).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let pts: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| {
+                format!(
+                    "s={} {:?} {:?} vs {:?}",
+                    p.slowdown,
+                    p.verdict(),
+                    p.egraph.as_ref().ok(),
+                    p.baseline.as_ref().ok()
+                )
+            })
+            .collect();
+        eprintln!(
+            "seed {seed} ({} ops): {}",
+            c.program.operators(),
+            pts.join("; ")
+        );
+        t.add(&c);
+    }
+    t
+}
+
+#[test]
+fn generated_programs_type_check_and_have_3_to_12_operators() {
+    for seed in 0..1000 {
+        let g = Generated::random(seed);
+        parse(&g).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert!(
+            (3..=12).contains(&g.operators()),
+            "seed {seed}: {}",
+            g.text()
+        );
+        assert_eq!(g, Generated::random(seed), "seed {seed}: not deterministic");
+    }
+}
+
+/// The whole language is drawn: every operator appears in some program of the run.
+#[test]
+fn generated_programs_cover_the_language() {
+    let texts: Vec<String> = (0..PROGRAMS).map(|s| Generated::random(s).text()).collect();
+    for op in [
+        "(map ",
+        "(map2 ",
+        "(reduce ",
+        "(shift ",
+        "(stencil_1d ",
+        "(down_1d ",
+        "(up_1d ",
+        "(partition ",
+        "(unpartition ",
+        "(transpose ",
+        "atuple",
+        "(const (seq",
+        "(counter ",
+    ] {
+        assert!(texts.iter().any(|t| t.contains(op)), "no program has {op}");
+    }
+    // Fork-joins: a join reading an earlier value than the one just made.
+    let forks = (0..PROGRAMS)
+        .filter(|&s| {
+            let g = Generated::random(s);
+            g.bindings.iter().enumerate().any(|(i, b)| {
+                b.args.len() == 2 && i >= 1 && b.args.iter().any(|a| *a != g.bindings[i - 1].name)
+            })
+        })
+        .count();
+    assert!(forks >= 20, "only {forks} programs fork and join");
+}
+
+#[test]
+fn egraph_no_larger_than_baseline_on_random_programs() {
+    let t = run(0..PROGRAMS);
+    eprintln!("{}", t.summary());
+    assert!(
+        t.mismatched.is_empty(),
+        "designs differ from the interpreter: {:#?}",
+        t.mismatched
+    );
+    assert!(
+        t.failed.is_empty(),
+        "the e-graph found no design: {:#?}",
+        t.failed
+    );
+    let known = known_losses();
+    let got: BTreeMap<(u64, u64), (f64, f64)> = t
+        .larger
+        .iter()
+        .map(|&(seed, s, e, b)| ((seed, s), (e, b)))
+        .collect();
+    let new: Vec<_> = got.iter().filter(|(k, _)| !known.contains_key(k)).collect();
+    let gone: Vec<_> = known
+        .iter()
+        .filter(|(k, _)| k.0 < PROGRAMS && !got.contains_key(k))
+        .collect();
+    assert!(
+        new.is_empty() && gone.is_empty(),
+        "the losses changed.\n  new losses (seed, slowdown) -> (e-graph, baseline): {new:?}\n  \
+         listed losses that no longer lose (remove them from the list): {gone:?}"
+    );
+}
+
+/// The minimised losing programs of `tests/data/search/` still lose, each by the areas its
+/// header gives; when one stops losing, its file and known losses go.
+#[test]
+fn minimised_losses_still_lose() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/search");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("random_loss_")
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let p = tessera::seq::parse_program(&f.to_string_lossy(), "loss", &text).unwrap();
+        // The header's `; loses at slowdown S: e-graph E, baseline B` line.
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("; loses at slowdown "))
+            .unwrap_or_else(|| panic!("{}: no `; loses at slowdown` line", f.display()));
+        let nums: Vec<f64> = line
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter_map(|x| x.trim_end_matches('.').parse().ok())
+            .collect();
+        let (s, e, b) = (nums[0] as u64, nums[1], nums[2]);
+        let pt = point(&p, s);
+        assert_eq!(pt.mismatch, None, "{}", f.display());
+        assert_eq!(
+            (pt.egraph.clone().ok(), pt.baseline.clone().ok()),
+            (Some(e), Some(b)),
+            "{}: the areas changed (delete the file if the e-graph no longer loses)",
+            f.display()
+        );
+    }
+}
+
+/// A map body that only relabels its element takes the parameter layout with the wires of
+/// its result (`(tseq 2 2 (sseq 4 uint8))` under an outer `sseq`), as the baseline
+/// propagates it: no reshape of the input, the baseline's area, the same values.
+#[test]
+fn map_bodies_take_their_results_wires() {
+    let f =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/search/map_body_result_wires.seq");
+    let p = tessera::seq::load_program(&f).unwrap();
+    let pt = point(&p, 4);
+    assert_eq!(pt.mismatch, None);
+    assert_eq!((pt.egraph, pt.baseline), (Ok(0.0), Ok(0.0)));
+}
+
+/// More programs: `SEARCH_RANDOM_PROGRAMS` (default 200) from `SEARCH_RANDOM_FIRST`
+/// (default 0), printing every point and the counts; `SEARCH_RANDOM_MINIMISE=1` also
+/// minimises each loss. Run by `scripts/search_random.sh`.
+#[test]
+#[ignore]
+fn more_programs() {
+    let var = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (first, n) = (
+        var("SEARCH_RANDOM_FIRST", 0),
+        var("SEARCH_RANDOM_PROGRAMS", 200),
+    );
+    let start = std::time::Instant::now();
+    let t = run(first..first + n);
+    eprintln!("{}", t.summary());
+    eprintln!("took {:.1} s", start.elapsed().as_secs_f64());
+    for (seed, s, e, b) in &t.larger {
+        eprintln!("larger: seed {seed} slowdown {s}: e-graph {e}, baseline {b}");
+    }
+    for (seed, s, m) in &t.mismatched {
+        eprintln!("MISMATCH: seed {seed} slowdown {s}: {m}");
+    }
+    for (seed, s, m) in &t.failed {
+        eprintln!("e-graph failed: seed {seed} slowdown {s}: {m}");
+    }
+    if var("SEARCH_RANDOM_MINIMISE", 0) == 1 {
+        for &(seed, s, _, _) in &t.larger {
+            let m = minimise(&Generated::random(seed), s);
+            let pt = point(&parse(&m).unwrap(), s);
+            eprintln!(
+                "minimised seed {seed} at {s}: e-graph {:?}, baseline {:?}\n{}",
+                pt.egraph,
+                pt.baseline,
+                m.text()
+            );
+        }
+    }
+}
