@@ -10,7 +10,8 @@
 //! all see the same stages (the walk is the private module `walk`; this module chooses
 //! between its pipelinings). A design that already meets the clock is returned unchanged.
 //! Where one adder fills a stage, a sum of row sums is pipelined with its later rows read
-//! late ([`super::late_rows`]) when that measured smaller after synthesis.
+//! late ([`super::late_rows`]) when the model finds that smaller: its delayed windows repeat
+//! the line buffer's registers, which the model counts once ([`super::merged`]).
 
 use super::area::{area, Weights};
 use super::delay::Target;
@@ -144,16 +145,29 @@ fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipel
         return Ok(chain);
     }
     let chain = every_operator_if_smaller(d, t, chain)?;
-    // at one adder per stage, sums of row sums read their later rows late (st::late_rows):
-    // more register bits in the model, fewer after synthesis, which shares the delayed
-    // windows with the line buffer and between neighbouring lanes. Measured (docs/timing.md
-    // §3): fewer logic cells and LUT+FF with several clocks per frame and several lanes; with
-    // one clock per frame (no line buffer) or one lane, not, so those keep their chains.
+    late_rows_if_smaller(d, t, budget, strict, chain)
+}
+
+/// `chain` (`d` pipelined), or `d` with its sums of row sums reading their later rows late
+/// ([`late_rows`]) and pipelined, if that is as fast on the data paths and smaller in the
+/// model, which counts a delayed window once where the line buffer already holds it
+/// ([`super::merged`]). Only where exactly one adder fits a stage: that is the stage
+/// structure late rows follows (where one alone overruns the stage, every add is isolated
+/// anyway; where two fit, the chain's links already share stages).
+fn late_rows_if_smaller(
+    d: &Design,
+    t: &Target,
+    budget: f64,
+    strict: bool,
+    chain: Pipelined,
+) -> Result<Pipelined, String> {
+    // With one clock per frame (no line buffer) and at one lane, late rows measured larger
+    // or mixed after synthesis (docs/timing.md §3) for what the model does not follow: the
+    // chain's row sums are the same logic for two lanes at s = 1, which synthesis shares and
+    // late rows breaks; the model counts every instance's logic.
     if d.clocks() <= 1 || d.output_layout().lanes() <= 1 {
         return Ok(chain);
     }
-    // exactly one adder a stage: where one alone overruns the stage (the 1920x1080 apps'
-    // 32-bit sums at 225 MHz) every add is isolated anyway, and this was not measured
     let one_per_stage = |atom: &Layout| {
         let add = t.carry_ns(atom.atom_bits());
         add <= budget + 1e-9 && 2.0 * add > budget + 1e-9
@@ -166,16 +180,7 @@ fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipel
         // the late rows' joins are aligned only by latency matching
         late.design = insert_fifos(&late.design)?;
     }
-    // Data paths only: the start control's floor grows with the model's flip-flop bits,
-    // which late rows add and synthesis merges (above).
-    let data = t.without_control();
-    let clock = |p: &Pipelined| critical_path(&p.design, &data).map(|c| c.mhz);
-    let same_logic = area(&late.design).total.logic <= area(&chain.design).total.logic;
-    if same_logic && clock(&late)? >= clock(&chain)? - 1e-9 {
-        Ok(late)
-    } else {
-        Ok(chain)
-    }
+    smaller_as_fast(chain, late, &t.without_control())
 }
 
 /// `d` pipelined with its operators as they are (`budget`: the logic delay a stage allows).
