@@ -121,11 +121,11 @@ pub fn area(d: &Design) -> AreaReport {
     let m = super::merged::merged_register_bits(d);
     for (op, bits) in [("fifo", m.fifo), ("reduce_s", m.reduce_s)] {
         if let Some(e) = r.by_op.get_mut(op) {
-            e.1.ff_bits -= bits;
+            e.1.ff_bits = e.1.ff_bits.saturating_sub(bits);
         }
     }
     r.merged_ff_bits = m.total();
-    r.total.ff_bits -= r.merged_ff_bits;
+    r.total.ff_bits = r.total.ff_bits.saturating_sub(r.merged_ff_bits);
     r
 }
 
