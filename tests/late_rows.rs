@@ -162,3 +162,77 @@ fn a_design_without_sums_of_sums_or_that_meets_the_clock_is_not_rewritten() {
         11,
     );
 }
+
+/// Late rows is chosen by the model's area: the pipeline registers of a window read a clock
+/// late repeat the line buffer's (synthesis merges flip-flops with the same input), so the
+/// model counts them once, and the chosen design is no larger than the chains of the
+/// baseline registered after every operator (the explore rows of docs/timing.md §3).
+#[test]
+fn the_model_counts_a_late_window_the_line_buffer_holds_once() {
+    use tessera::schedule::aetherling;
+    use tessera::st::area::{area, Weights};
+    use tessera::st::pipeline::baseline_at;
+    let clock = Clock::default_target();
+    for (file, s) in [
+        ("examples/conv2d.seq", 2u64),
+        ("examples/conv2d.seq", 4),
+        ("examples/conv2d_b2b.seq", 8),
+        ("examples/sharpen.seq", 4),
+    ] {
+        let p = program(file);
+        let d = scheduled(&p, s, Some(Clock::DEFAULT_MHZ));
+        assert!(late_windows(&d) > 0, "{file} s={s}: no row read late");
+        let r = area(&d);
+        let counted: u64 = r.by_op.values().map(|(_, a)| a.ff_bits).sum();
+        // each late window row: three words a lane, all in the line buffer
+        let late_bits = 3 * 8 * d.output_layout().lanes();
+        assert!(r.merged_ff_bits >= late_bits, "{file} s={s}: {r:?}");
+        assert_eq!(r.total.ff_bits, counted);
+        let base = baseline_at(aetherling::schedule(&p, s).unwrap().design, Some(&clock)).unwrap();
+        let w = Weights::default();
+        assert!(
+            r.total.scalar(&w) <= area(&base).total.scalar(&w),
+            "{file} s={s}: {} above the baseline's {}",
+            r.total.scalar(&w),
+            area(&base).total.scalar(&w)
+        );
+    }
+}
+
+/// A 5x5 box of 16-bit sums: its late windows are not all held by the line buffer, and late
+/// rows measured no smaller after synthesis (docs/timing.md §3); the model keeps the chains.
+#[test]
+fn where_the_model_finds_late_rows_larger_the_chain_is_kept() {
+    let p = program("examples/box5x5_u16.seq");
+    for s in [4, 16] {
+        let d = scheduled(&p, s, Some(Clock::DEFAULT_MHZ));
+        simulates_equal(&d, &p, 11);
+        assert_eq!(late_windows(&d), 0, "s={s}");
+    }
+}
+
+/// A register on a stream the line buffer already delays by a clock is merged with it; one
+/// on a computed sum is not.
+#[test]
+fn a_register_the_line_buffer_holds_is_merged_and_a_sum_is_not() {
+    use tessera::st::area::area;
+    use tessera::st::merged::merged_register_bits;
+    use tessera::st::parse_design;
+    let text = |reg: &str| {
+        format!(
+            "(design m)
+(input I (tseq 4 0 (sseq 4 uint8)))
+(let v0 (shift_ts 4 0 4 4 uint8 I))
+(output (map2_t 4 0 (fn (x y) (map2_s 4 (fn (a b) (add (atuple a b))) x y)) v0 {reg}))"
+        )
+    };
+    let held = parse_design("m.st", &text("(fifo (tseq 4 0 (sseq 4 uint8)) 1 I)")).unwrap();
+    assert_eq!(merged_register_bits(&held).fifo, 32);
+    let r = area(&held);
+    assert_eq!(r.merged_ff_bits, 32);
+    let sum = parse_design("m.st", &text(
+        "(fifo (tseq 4 0 (sseq 4 uint8)) 1 (map2_t 4 0 (fn (x y) (map2_s 4 (fn (a b) (add (atuple a b))) x y)) I I))",
+    ))
+    .unwrap();
+    assert_eq!(merged_register_bits(&sum).total(), 0);
+}

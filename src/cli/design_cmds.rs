@@ -227,8 +227,9 @@ pub fn area_cmd(d: &Design, json: bool) -> CliResult {
     Ok(0)
 }
 
-/// The model area of `d` as JSON: design, weights, total and `by_operator` (what `area
-/// --json` prints; `area --yosys --json` adds the synthesis beside it).
+/// The model area of `d` as JSON: design, weights, total, `by_operator` and the pipeline
+/// register bits counted once (what `area --json` prints; `area --yosys --json` adds the
+/// synthesis beside it).
 pub(super) fn area_doc(d: &Design) -> serde_json::Value {
     let w = Weights::default();
     let r = area(d);
@@ -246,6 +247,7 @@ pub(super) fn area_doc(d: &Design) -> serde_json::Value {
         "weights": serde_json::to_value(w).expect("weights serialize"),
         "total": area_json(&r.total, &w),
         "by_operator": by_op,
+        "merged_ff_bits": r.merged_ff_bits,
     })
 }
 
@@ -271,6 +273,13 @@ pub(super) fn area_table(d: &Design) -> String {
             a.ram_bits,
             a.dsp,
             a.scalar(&w)
+        );
+    }
+    if r.merged_ff_bits > 0 {
+        let _ = writeln!(
+            out,
+            "  ({} pipeline register bits repeat registers the design holds: counted once)",
+            r.merged_ff_bits
         );
     }
     let _ = writeln!(out, "  total: {}", area_text(&r.total, &w));

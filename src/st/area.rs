@@ -108,12 +108,24 @@ pub struct AreaReport {
     pub total: Area,
     /// Per operator name: hardware instances and their summed area, in first-seen order.
     pub by_op: IndexMap<String, (u64, Area)>,
+    /// Pipeline register bits that repeat a register the design already holds, counted once
+    /// ([`super::merged`]): left out of `total` and of their operators' entries in `by_op`.
+    pub merged_ff_bits: u64,
 }
 
 /// Computes the area of a design.
 pub fn area(d: &Design) -> AreaReport {
     let mut r = AreaReport::default();
     scope_area(d, d.output(), 1, &mut r);
+    // synthesis keeps one flip-flop of those with the same input
+    let m = super::merged::merged_register_bits(d);
+    for (op, bits) in [("fifo", m.fifo), ("reduce_s", m.reduce_s)] {
+        if let Some(e) = r.by_op.get_mut(op) {
+            e.1.ff_bits = e.1.ff_bits.saturating_sub(bits);
+        }
+    }
+    r.merged_ff_bits = m.total();
+    r.total.ff_bits = r.total.ff_bits.saturating_sub(r.merged_ff_bits);
     r
 }
 

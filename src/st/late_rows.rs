@@ -5,15 +5,16 @@
 //! (`reduce_s 3 add`). Pipelined at one adder per stage, the outer chain adds row 2 one stage
 //! after rows 0 and 1, so row 2's sum is delayed a clock: one register word per output pixel
 //! that nothing else holds. Computing row 2 a clock later instead, from its window delayed a
-//! clock, costs more register bits in the model, but the delayed window is the previous
-//! clock's pixels, which the line buffer already holds and neighbouring pixels share:
-//! synthesis merges those registers with the line buffer's (Yosys merges flip-flops with the
-//! same input), and the delayed sum disappears (measured: docs/timing.md §3). `add` wraps,
+//! clock, costs more register bits counted one by one, but the delayed window is the
+//! previous clock's pixels, which the line buffer already holds and neighbouring pixels
+//! share: synthesis merges those registers with the line buffer's (Yosys merges flip-flops
+//! with the same input), and the delayed sum disappears (measured: docs/timing.md §3); the
+//! area model counts them once too ([`super::merged`]). `add` wraps,
 //! so the chain's order is kept and the result is bit for bit the same.
 //!
 //! [`late_rows`] rebuilds a design with such sums as explicit chains of `add`s, row `j`
 //! (from 2 on) reading its window `j - 1` clocks late; [`super::pipeline`] uses it when one
-//! adder fills a stage.
+//! adder fills a stage and the model's area is smaller.
 
 use super::design::{set_body, BodyId, Design, NodeId};
 use super::layout::Layout;

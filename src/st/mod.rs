@@ -8,7 +8,8 @@
 //! - [`latency`]: per-node latency and latency-matching FIFO insertion;
 //! - [`pipeline`], [`late_rows`]: pipeline registers for a clock;
 //! - [`sim`]: a clock-by-clock simulator, compared with the interpreter by [`verify`];
-//! - [`area`]: the area model used to rank designs;
+//! - [`area`]: the area model used to rank designs, [`merged`]: the pipeline registers
+//!   synthesis merges with registers the design already has;
 //! - [`text`]: the `.st` file format (`docs/space-time.md`).
 
 pub mod area;
@@ -20,6 +21,7 @@ pub mod estimate;
 pub mod late_rows;
 pub mod latency;
 pub mod layout;
+pub mod merged;
 pub mod op;
 pub mod perm;
 pub mod pipeline;

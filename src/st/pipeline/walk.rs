@@ -1,0 +1,442 @@
+//! The walk behind [`super::critical_path`] and [`super::pipeline`]: one pass over a design,
+//! bottom-up, with the arrival time of every signal (the combinational delay since the last
+//! register, [`crate::st::delay`]), rebuilding it with a `(fifo L 1 x)` register in front of
+//! an operator whose output would arrive later than a stage allows, and registers between
+//! the links of a `reduce_s` chain (`(regs ...)`) where one link after another overruns it.
+//! Without a stage budget it only measures: the rebuilt design is the same and the worst
+//! arrival is the modelled critical path.
+
+use super::{CriticalPath, TOO_SLOW};
+use crate::st::area::{BUFFER_MAX_BITS, REGISTER_CHAIN_MAX};
+use crate::st::delay::{atom_delay, select_ns, Known, Target};
+use crate::st::design::{set_body, BodyId, Design, NodeId};
+use crate::st::op::StOp;
+use crate::st::perm::Perm;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// One step of a timing path.
+struct Trail {
+    op: String,
+    prev: Option<Rc<Trail>>,
+}
+
+/// A signal of the rebuilt design: its node, arrival, what is known of it, how it got there.
+#[derive(Clone)]
+struct Signal {
+    node: NodeId,
+    ns: f64,
+    known: Known,
+    trail: Option<Rc<Trail>>,
+}
+
+/// A body rebuilt for given parameter arrivals: its id and its result's timing.
+type BodyKey = (BodyId, Vec<u64>, Vec<Known>, bool);
+
+/// One pass over a design: its rebuilt copy, the registers added and the worst arrival.
+pub(super) struct Walk<'d> {
+    src: &'d Design,
+    t: &'d Target,
+    /// The logic delay a stage allows; `None` measures without registering.
+    budget: Option<f64>,
+    /// The rebuilt design.
+    pub(super) out: Design,
+    bodies: HashMap<BodyKey, (BodyId, Signal)>,
+    /// Pipeline registers added (registers and `reduce_s` chain stages, per use).
+    pub(super) registers: u64,
+    worst: (f64, Option<Rc<Trail>>),
+    /// Register every computed signal before its next use, whatever the clock.
+    pub(super) every: bool,
+    /// An operator slower than the clock alone gets registered inputs, not an error.
+    pub(super) lenient: bool,
+}
+
+impl<'d> Walk<'d> {
+    pub(super) fn new(src: &'d Design, t: &'d Target, budget: Option<f64>) -> Walk<'d> {
+        Walk {
+            src,
+            t,
+            budget,
+            out: Design::new(src.name.clone()),
+            bodies: HashMap::new(),
+            registers: 0,
+            worst: (0.0, None),
+            every: false,
+            lenient: false,
+        }
+    }
+
+    pub(super) fn run(&mut self) -> Result<(), String> {
+        let mut env = HashMap::new();
+        for i in &self.src.inputs {
+            let n = self.out.add_input(i.name.clone(), i.layout.clone())?;
+            env.insert(
+                i.node,
+                Signal {
+                    node: n,
+                    ns: 0.0,
+                    known: Known::Unknown,
+                    trail: Some(Rc::new(Trail {
+                        op: format!("input {}", i.name),
+                        prev: None,
+                    })),
+                },
+            );
+        }
+        let root = self.scope(self.src.output(), &mut env, &[], true)?;
+        // a design with latency counts its clocks up to it and starts its nodes from the
+        // count: a comparison whose result fans out to every node's enable
+        if self.budget.is_none() && crate::st::latency::design_latency(self.src)? > 0 {
+            let ns = self.t.design_control_ns(self.src);
+            if ns > self.worst.0 {
+                self.worst = (ns, self.step("start control (age counter)".into(), &None));
+            }
+        }
+        self.out.set_output(root.node)
+    }
+
+    pub(super) fn critical(&self) -> CriticalPath {
+        let mut ops = Vec::new();
+        let mut at = self.worst.1.clone();
+        while let Some(tr) = at {
+            ops.push(tr.op.clone());
+            at = tr.prev.clone();
+        }
+        ops.reverse();
+        CriticalPath {
+            ns: self.worst.0,
+            mhz: self.t.mhz_of(self.worst.0),
+            ops,
+        }
+    }
+
+    fn note(&mut self, s: &Signal) {
+        if s.ns > self.worst.0 {
+            self.worst = (s.ns, s.trail.clone());
+        }
+    }
+
+    /// Rebuilds the scope of `root`; `params` are the body's parameters (none at the top).
+    /// `may_register` is false inside reducers, which must combine on the clock.
+    fn scope(
+        &mut self,
+        root: NodeId,
+        env: &mut HashMap<NodeId, Signal>,
+        params: &[Signal],
+        may_register: bool,
+    ) -> Result<Signal, String> {
+        for id in self.src.scope(root) {
+            if env.contains_key(&id) {
+                continue;
+            }
+            let s = self.node(id, env, params, may_register)?;
+            self.note(&s);
+            env.insert(id, s);
+        }
+        Ok(env[&root].clone())
+    }
+
+    fn step(&self, op: String, prev: &Option<Rc<Trail>>) -> Option<Rc<Trail>> {
+        Some(Rc::new(Trail {
+            op,
+            prev: prev.clone(),
+        }))
+    }
+
+    /// `s` through a register.
+    fn register(&mut self, s: &Signal) -> Result<Signal, String> {
+        let layout = self.out.layout(s.node).clone();
+        let node = self.out.add(StOp::Fifo { layout, delay: 1 }, &[s.node])?;
+        self.registers += 1;
+        Ok(Signal {
+            node,
+            ns: 0.0,
+            known: s.known.clone(),
+            trail: self.step("pipeline register".into(), &None),
+        })
+    }
+
+    /// The inputs of an operator of delay `d`, registered where the clock needs it.
+    fn fit(
+        &mut self,
+        op: &StOp,
+        mut args: Vec<Signal>,
+        d: f64,
+        may_register: bool,
+    ) -> Result<Vec<Signal>, String> {
+        let Some(b) = self.budget else {
+            return Ok(args);
+        };
+        if d > b + 1e-9 && !self.every && !self.lenient {
+            return Err(format!(
+                "`{op}` {TOO_SLOW} {d:.2} ns of logic on {}: the clock can reach at most {:.1} MHz",
+                self.t.name,
+                self.t.mhz_of(d)
+            ));
+        }
+        let late = args.iter().map(|a| a.ns).fold(0.0, f64::max);
+        let needed = if self.every {
+            d > 0.0 && late > 0.0
+        } else {
+            late + d > b + 1e-9
+        };
+        if needed && may_register {
+            for a in &mut args {
+                if a.ns > 0.0 {
+                    *a = self.register(a)?;
+                }
+            }
+        }
+        Ok(args)
+    }
+
+    fn node(
+        &mut self,
+        id: NodeId,
+        env: &mut HashMap<NodeId, Signal>,
+        params: &[Signal],
+        may_register: bool,
+    ) -> Result<Signal, String> {
+        let node = self.src.node(id).clone();
+        let layout = self.src.layout(id).clone();
+        let args: Vec<Signal> = node.args.iter().map(|a| env[a].clone()).collect();
+        let name = node.op.to_string();
+        let t = self.t;
+        let combine = |w: &mut Walk, args: Vec<Signal>, d: f64, known: Known| {
+            let args = w.fit(&node.op, args, d, may_register)?;
+            let ids: Vec<NodeId> = args.iter().map(|a| a.node).collect();
+            let n = w.out.add(node.op.clone(), &ids)?;
+            let from = args
+                .iter()
+                .max_by(|a, b| a.ns.total_cmp(&b.ns))
+                .and_then(|a| a.trail.clone());
+            let ns = args.iter().map(|a| a.ns).fold(0.0, f64::max) + d;
+            Ok::<Signal, String>(Signal {
+                node: n,
+                ns,
+                known,
+                trail: if d > 0.0 {
+                    w.step(name.clone(), &from)
+                } else {
+                    from
+                },
+            })
+        };
+        match &node.op {
+            StOp::Input(_) => Err("internal error: an input outside the top scope".into()),
+            StOp::Arg(k, l) => {
+                let n = self.out.add_arg(*k, l.clone())?;
+                let p = &params[usize::from(*k)];
+                Ok(Signal {
+                    node: n,
+                    ..p.clone()
+                })
+            }
+            StOp::Const { value, .. } => {
+                let w = layout.atom_bits() as u32;
+                let d = if layout.clocks() > 1 { t.lut_ns } else { 0.0 };
+                combine(self, args, d, Known::of_value(value, w))
+            }
+            StOp::Counter { .. } => combine(self, args, t.lut_ns, Known::Unknown),
+            StOp::Atom(a) => {
+                let input = self.src.layout(node.args[0]);
+                let (d, k) = atom_delay(t, *a, input, &args[0].known);
+                combine(self, args, d, k)
+            }
+            StOp::ATuple => {
+                let k = Known::Pair(
+                    Box::new(args[0].known.clone()),
+                    Box::new(args[1].known.clone()),
+                );
+                combine(self, args, 0.0, k)
+            }
+            StOp::STuple | StOp::STupleAppend => {
+                let k = args[0].known.meet(&args[1].known);
+                combine(self, args, 0.0, k)
+            }
+            StOp::MapS { body, .. }
+            | StOp::MapT { body, .. }
+            | StOp::Map2S { body, .. }
+            | StOp::Map2T { body, .. } => {
+                let (nb, res) = self.body(*body, &args, may_register)?;
+                let mut op = node.op.clone();
+                set_body(&mut op, nb);
+                let ids: Vec<NodeId> = args.iter().map(|a| a.node).collect();
+                let n = self.out.add(op, &ids)?;
+                Ok(Signal { node: n, ..res })
+            }
+            StOp::ReduceS { n, body, regs } => self.reduce_s(*n, *body, regs, args, may_register),
+            StOp::ReduceT { body, .. } => {
+                let pair = self.pair_param(&args[0]);
+                let (nb, res) = self.body(*body, &[pair], false)?;
+                // the accumulator loop: the reducer and the choice of the first element
+                let d = res.ns + t.lut_ns;
+                let args = self.fit(&node.op, args, d, may_register)?;
+                let mut op = node.op.clone();
+                set_body(&mut op, nb);
+                let n = self.out.add(op, &[args[0].node])?;
+                let from = args[0].trail.clone();
+                Ok(Signal {
+                    node: n,
+                    ns: args[0].ns + d,
+                    known: Known::Unknown,
+                    trail: self.step(name, &from),
+                })
+            }
+            StOp::Fifo { delay, .. } => {
+                let known = args[0].known.clone();
+                let s = combine(self, args, 0.0, known)?;
+                Ok(Signal {
+                    // a deep FIFO is a memory read into a register (`rtl::scope`)
+                    ns: if *delay > REGISTER_CHAIN_MAX {
+                        t.ram_ns
+                    } else {
+                        0.0
+                    },
+                    trail: self.step(name, &None),
+                    ..s
+                })
+            }
+            op => {
+                let input = self.src.layout(node.args[0]);
+                let p = Perm::of(op, input, &layout)
+                    .ok_or_else(|| format!("internal error: no atom map for {op}"))?;
+                let known = args[0].known.clone();
+                let live = p.max_live_atoms();
+                if live == 0 && input.normalize() == layout.normalize() {
+                    // a relabel: every atom keeps its lane and clock
+                    return combine(self, args, 0.0, known);
+                }
+                // the phase multiplexer in front of each output lane
+                let sources = p
+                    .lane_sources(Some(8), None)
+                    .counts
+                    .keys()
+                    .max()
+                    .copied()
+                    .unwrap_or(1);
+                let select = select_ns(t, sources);
+                // what the stored atoms leave: registers, or a RAM's read port when the
+                // storage is deep and too large for registers (as `st::area` charges it)
+                let lanes = input.lanes().max(layout.lanes());
+                let in_ram = live.div_ceil(lanes) > REGISTER_CHAIN_MAX
+                    && live * input.atom_bits() > BUFFER_MAX_BITS;
+                let stored = if in_ram { t.ram_ns } else { 0.0 } + select;
+                let only_stored = live > 0
+                    && matches!(
+                        op,
+                        StOp::ShiftT { .. } | StOp::ShiftTT { .. } | StOp::ShiftTN { .. }
+                    );
+                let s = combine(self, args, if only_stored { 0.0 } else { select }, known)?;
+                if only_stored {
+                    // every element is read clocks after it arrives: the output path
+                    // starts at the storage
+                    Ok(Signal {
+                        ns: stored,
+                        trail: self.step(name, &None),
+                        ..s
+                    })
+                } else if live > 0 && stored > s.ns {
+                    Ok(Signal {
+                        ns: stored,
+                        trail: self.step(name, &None),
+                        ..s
+                    })
+                } else {
+                    Ok(s)
+                }
+            }
+        }
+    }
+
+    /// The zipped pair a reducer takes, from its input's signal.
+    fn pair_param(&self, x: &Signal) -> Signal {
+        Signal {
+            node: x.node,
+            ns: 0.0,
+            known: Known::Pair(Box::new(Known::Unknown), Box::new(x.known.clone())),
+            trail: x.trail.clone(),
+        }
+    }
+
+    /// A `reduce_s` chain, with registers between links where the clock needs them.
+    fn reduce_s(
+        &mut self,
+        n: u64,
+        body: BodyId,
+        regs: &[u64],
+        args: Vec<Signal>,
+        may_register: bool,
+    ) -> Result<Signal, String> {
+        let pair = self.pair_param(&args[0]);
+        let (nb, res) = self.body(body, &[pair], false)?;
+        let link = res.ns;
+        let op = StOp::ReduceS {
+            n,
+            body,
+            regs: regs.to_vec(),
+        };
+        let args = self.fit(&op, args, link, may_register)?;
+        let mut cur = args[0].ns;
+        let mut cuts = Vec::new();
+        for j in 1..n {
+            let cut_here = match self.budget {
+                Some(b) if may_register => j > 1 && cur + link > b + 1e-9,
+                _ => regs.contains(&(j - 1)),
+            };
+            if cut_here {
+                cuts.push(j - 1);
+                cur = 0.0;
+            }
+            cur += link;
+        }
+        if self.budget.is_some() && may_register {
+            self.registers += cuts.len() as u64;
+        }
+        let from = if cuts.is_empty() {
+            args[0].trail.clone()
+        } else {
+            self.step("pipeline register".into(), &None)
+        };
+        let node = self.out.add(
+            StOp::ReduceS {
+                n,
+                body: nb,
+                regs: cuts,
+            },
+            &[args[0].node],
+        )?;
+        Ok(Signal {
+            node,
+            ns: cur,
+            known: Known::Unknown,
+            trail: self.step(format!("reduce_s {n} chain"), &from),
+        })
+    }
+
+    /// Body `b` rebuilt for parameters arriving as `args`, and its result's signal.
+    fn body(
+        &mut self,
+        b: BodyId,
+        args: &[Signal],
+        may_register: bool,
+    ) -> Result<(BodyId, Signal), String> {
+        let key = (
+            b,
+            args.iter()
+                .map(|a| (a.ns * 1000.0).round() as u64)
+                .collect(),
+            args.iter().map(|a| a.known.clone()).collect(),
+            may_register,
+        );
+        if let Some((nb, s)) = self.bodies.get(&key) {
+            return Ok((*nb, s.clone()));
+        }
+        let body = self.src.body(b).clone();
+        let mut env = HashMap::new();
+        let res = self.scope(body.root, &mut env, args, may_register)?;
+        let nb = self.out.add_body(body.params, res.node)?;
+        self.bodies.insert(key, (nb, res.clone()));
+        Ok((nb, res))
+    }
+}
