@@ -483,7 +483,7 @@ pub fn explore(
         return Ok(0);
     }
     println!(
-        "{:>9} {:>10} {:>10} {:>10} {:>7} {:>7} {:>8} {:>10} {:>14}  {:<8} input -> output",
+        "{:>9} {:>10} {:>10} {:>16} {:>7} {:>7} {:>8} {:>10} {:>14}  {:<8} input -> output",
         "slowdown",
         "throughput",
         "area",
@@ -504,11 +504,11 @@ pub fn explore(
             )
         });
         println!(
-            "{:>9} {:>10.3} {:>10} {:>10} {:>7} {:>7} {:>8} {:>10} {:>14}  {:<8} {} -> {}{}",
+            "{:>9} {:>10.3} {:>10} {:>16} {:>7} {:>7} {:>8} {:>10} {:>14}  {:<8} {} -> {}{}",
             r.slowdown,
             r.throughput,
             fmt(r.area),
-            fmt(r.baseline),
+            baseline_cell(r),
             if r.pareto { "*" } else { "" },
             fmt(r.clock_mhz),
             r.mpx_per_s.map_or("-".to_string(), |a| format!("{a:.2}")),
@@ -532,12 +532,23 @@ pub fn explore(
     Ok(0)
 }
 
+/// The baseline's area, with its modelled clock when that is below the e-graph design's
+/// (one of its operators caps it): its area is then not at the same clock.
+fn baseline_cell(r: &egraph::Row) -> String {
+    match (r.baseline, r.baseline_clock_mhz, r.clock_mhz) {
+        (None, ..) => "-".to_string(),
+        (Some(a), Some(b), Some(c)) if b < c - 0.05 => format!("{a:.1} @{b:.0}MHz"),
+        (Some(a), ..) => format!("{a:.1}"),
+    }
+}
+
 /// What explore's columns mean, printed under the table (`--json` has the same fields by
 /// name).
 const EXPLORE_LEGEND: &str = "
 slowdown      clocks per frame; throughput = output atoms per clock
 area          model area of the e-graph scheduler's design (docs/area-model.md), pipelined
-              for the clock; baseline = Aetherling's algorithm, a register after every operator
+              for the clock; baseline = Aetherling's algorithm, a register after every operator,
+              with its modelled clock (@) where that is below the e-graph design's
 pareto        * where no other row is at least as fast and at most as large (one strictly)
 MHz, Mpx/s    the design's modelled clock on the target device (docs/timing.md) and output
               atoms (pixels) per microsecond at that clock

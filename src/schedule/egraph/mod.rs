@@ -661,6 +661,10 @@ pub struct Row {
     pub mpx_per_s: Option<f64>,
     /// The baseline's area at this slowdown, if it finds a design.
     pub baseline: Option<f64>,
+    /// The clock the baseline's design reaches under the same model, in MHz: below the
+    /// e-graph design's where one of its operators caps it, so its area is not at the
+    /// same clock.
+    pub baseline_clock_mhz: Option<f64>,
     /// Phase-1 e-graph e-nodes.
     pub seq_nodes: usize,
     /// Phase-1 e-graph e-classes.
@@ -710,10 +714,11 @@ enum Job {
 /// What a [`Job`] gives.
 enum Done {
     Direct(Box<Result<Scheduled, String>>),
-    Baseline(Option<f64>),
+    Baseline(Option<(f64, Option<f64>)>),
 }
 
-/// [`explore_designs`], and with `baseline` the Aetherling baseline's area per slowdown:
+/// [`explore_designs`], and with `baseline` the Aetherling baseline's area and modelled
+/// clock per slowdown:
 /// every direct schedule and baseline is independent, so they run as one parallel job
 /// list (the largest slowdowns first), over one phase-1 e-graph.
 fn explore_jobs(
@@ -721,7 +726,7 @@ fn explore_jobs(
     slowdowns: &[u64],
     o: &Options,
     baseline: bool,
-) -> (Designs, Vec<Option<f64>>) {
+) -> (Designs, Vec<Option<(f64, Option<f64>)>>) {
     let mut needed: Vec<u64> = slowdowns.to_vec();
     if o.burst {
         for &s in slowdowns {
@@ -751,7 +756,7 @@ fn explore_jobs(
                 super::aetherling::schedule(p, *s)
                     .and_then(|b| crate::st::pipeline::baseline_at(b.design, o.clock.as_ref()))
                     .ok()
-                    .map(|d| area(&d).total.scalar(&o.weights)),
+                    .map(|d| (area(&d).total.scalar(&o.weights), model_clock(&d, o))),
             ),
         };
         o.progress.advance(|| match j {
@@ -766,7 +771,7 @@ fn explore_jobs(
         // Not saturated (no slowdown needed it) is not an error to reuse.
         phase1: (!needed.is_empty()).then_some(phase1),
     };
-    let mut areas: BTreeMap<u64, Option<f64>> = BTreeMap::new();
+    let mut areas: BTreeMap<u64, Option<(f64, Option<f64>)>> = BTreeMap::new();
     for ((s, _), d) in jobs.iter().zip(done) {
         match d {
             Done::Direct(r) => {
@@ -797,7 +802,8 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
     let mut rows: Vec<Row> = designs
         .into_iter()
         .zip(baselines)
-        .map(|((s, got), baseline)| match got {
+        .map(|((s, got), b)| (s, got, b.map(|b| b.0), b.and_then(|b| b.1)))
+        .map(|(s, got, baseline, baseline_clock_mhz)| match got {
             Ok(got) => {
                 let clock_mhz = model_clock(&got.design, o);
                 Row {
@@ -808,6 +814,7 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                     clock_mhz,
                     mpx_per_s: clock_mhz.map(|c| c * atoms / s as f64),
                     baseline,
+                    baseline_clock_mhz,
                     seq_nodes: got.seq_nodes,
                     seq_classes: got.seq_classes,
                     egraph_nodes: got.egraph_nodes,
@@ -828,6 +835,7 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                 clock_mhz: None,
                 mpx_per_s: None,
                 baseline,
+                baseline_clock_mhz,
                 seq_nodes: 0,
                 seq_classes: 0,
                 egraph_nodes: 0,
