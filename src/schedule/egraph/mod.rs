@@ -714,8 +714,11 @@ enum Job {
 /// What a [`Job`] gives.
 enum Done {
     Direct(Box<Result<Scheduled, String>>),
-    Baseline(Option<(f64, Option<f64>)>),
+    Baseline(Option<BaselineArea>),
 }
+
+/// The baseline's model area and modelled clock (MHz, if the model has one).
+type BaselineArea = (f64, Option<f64>);
 
 /// [`explore_designs`], and with `baseline` the Aetherling baseline's area and modelled
 /// clock per slowdown:
@@ -726,7 +729,7 @@ fn explore_jobs(
     slowdowns: &[u64],
     o: &Options,
     baseline: bool,
-) -> (Designs, Vec<Option<(f64, Option<f64>)>>) {
+) -> (Designs, Vec<Option<BaselineArea>>) {
     let mut needed: Vec<u64> = slowdowns.to_vec();
     if o.burst {
         for &s in slowdowns {
@@ -771,7 +774,7 @@ fn explore_jobs(
         // Not saturated (no slowdown needed it) is not an error to reuse.
         phase1: (!needed.is_empty()).then_some(phase1),
     };
-    let mut areas: BTreeMap<u64, Option<(f64, Option<f64>)>> = BTreeMap::new();
+    let mut areas: BTreeMap<u64, Option<BaselineArea>> = BTreeMap::new();
     for ((s, _), d) in jobs.iter().zip(done) {
         match d {
             Done::Direct(r) => {
