@@ -216,7 +216,7 @@ impl Perm {
     /// identity map whose layouts nest ([`closed`]), else computed on a few periods of the
     /// layouts' common structure ([`reduce`]).
     pub fn min_latency(&self) -> u64 {
-        if self.map == AtomMap::Identity {
+        if self.map == AtomMap::Identity && self.input.atoms() >= CLOSED_MIN_ATOMS {
             if let Some(lat) = closed::identity_latency(&self.input, &self.output) {
                 return lat;
             }
@@ -279,7 +279,7 @@ impl Perm {
     /// the runs of its layouts' clocks ([`closed`]) when they are fewer than its atoms.
     pub fn max_live_atoms(&self) -> u64 {
         let (shape, mult) = reduced_for_storage(self.shape(), self.latency);
-        if shape.kind == Kind::Identity {
+        if shape.kind == Kind::Identity && shape.input.atoms() >= CLOSED_MIN_ATOMS {
             // the walk costs the atoms: more runs than that are not worth it
             let cap = shape.input.atoms().max(64) as usize;
             let closed = closed::identity_max_live(&shape.input, &shape.output, self.latency, cap);
@@ -290,6 +290,12 @@ impl Perm {
         mult * atom_max_live(&shape, self.latency)
     }
 }
+
+/// The fewest atoms for which an identity map's analyses take their closed forms
+/// ([`closed`]): below, walking the atoms is cheaper than building the digits and runs
+/// (criterion `aetherling_large_slowdown` on the 128-pixel apps ran up to twice as long
+/// with the closed forms at every size, on the loaded machine).
+const CLOSED_MIN_ATOMS: u64 = 1 << 10;
 
 /// The clock of every flat atom of a layout.
 pub fn clock_of_atoms(l: &Layout) -> Vec<u64> {
