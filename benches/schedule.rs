@@ -28,7 +28,11 @@
 //!   on `small/camera_16x8` and `small/demosaic_16x8` above their 128 clocks of pixels, at
 //!   s = 288 and at four times that (s = 1152): every layout has idle clocks there and the
 //!   lowering runs its Unpartition searches over layouts that grow in number with the
-//!   slowdown's divisors. The ratio of a program's two cases is how its cost scales.
+//!   slowdown's divisors; and on the 1920x1080 `camera` at s = 64800 and four times that
+//!   (s = 259200), whose reshapes are frame-sized (their analyses take closed forms,
+//!   `st::perm::closed`). The ratio of a program's two cases is how its cost scales; the
+//!   set-up run of each case (timed once, outside criterion) also prints it
+//!   (`ratio 4x slowdown: ...`).
 //!
 //! Ten samples each, one iteration per sample: `cargo bench --bench schedule` (a case can
 //! be picked by name: `cargo bench --bench schedule -- explore/conv2d`).
@@ -161,10 +165,19 @@ fn aetherling_large_slowdown(c: &mut Criterion) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_millis(1))
         .measurement_time(Duration::from_secs(1));
-    for name in ["camera_16x8", "demosaic_16x8"] {
-        let p = load(&format!("small/{name}"));
-        for s in [288, 1152] {
+    let cases: [(&str, [u64; 2]); 3] = [
+        ("small/camera_16x8", [288, 1152]),
+        ("small/demosaic_16x8", [288, 1152]),
+        ("camera", [64800, 259200]),
+    ];
+    for (path, slowdowns) in cases {
+        let p = load(path);
+        let name = path.trim_start_matches("small/");
+        let mut once = Vec::new();
+        for s in slowdowns {
+            let start = std::time::Instant::now();
             let got = aetherling::schedule(&p, s).unwrap_or_else(|e| panic!("{name}: {e}"));
+            once.push(start.elapsed().as_secs_f64());
             println!(
                 "aetherling_large_slowdown/{name}/{s}: area {:.1}, {} of {} output layouts",
                 got.area, got.candidates_ok, got.candidates_tried
@@ -173,6 +186,12 @@ fn aetherling_large_slowdown(c: &mut Criterion) {
                 b.iter(|| aetherling::schedule(&p, s).map(|g| g.area))
             });
         }
+        println!(
+            "aetherling_large_slowdown/{name}: ratio 4x slowdown: {:.2} (one run each: {:.3} s, {:.3} s)",
+            once[1] / once[0],
+            once[0],
+            once[1]
+        );
     }
     group.finish();
 }

@@ -17,10 +17,13 @@
 //!
 //! The map is a formula, not a table, and latency and storage are computed on the
 //! periodic structure of the layouts ([`reduce`]): a 1920x1080 frame's reshape or line
-//! buffer costs as much to analyse as a few of its periods. The per-atom definitions above
-//! are what the results equal exactly (`tests/st_perm_periodic.rs` compares them on
-//! thousands of random layouts).
+//! buffer costs as much to analyse as a few of its periods. Where those periods do not line
+//! up, an identity map's latency and storage have closed forms ([`closed`]) whose cost
+//! follows the layouts' structure, not their atoms. The per-atom definitions above are
+//! what the results equal exactly (`tests/st_perm_periodic.rs` and
+//! `tests/st_perm_closed.rs` compare them on thousands of random layouts).
 
+pub mod closed;
 pub mod reduce;
 
 use super::check::layout_elem_of_shift;
@@ -209,9 +212,15 @@ impl Perm {
     }
 
     /// The least latency at which every output atom's source has arrived (same-clock
-    /// bypass allowed): `max(0, max_o (tin(src o) - tout(o)))`, computed on a few periods
-    /// of the layouts' common structure ([`reduce`]).
+    /// bypass allowed): `max(0, max_o (tin(src o) - tout(o)))`; in closed form for an
+    /// identity map whose layouts nest ([`closed`]), else computed on a few periods of the
+    /// layouts' common structure ([`reduce`]).
     pub fn min_latency(&self) -> u64 {
+        if self.map == AtomMap::Identity && self.input.atoms() >= CLOSED_MIN_ATOMS {
+            if let Some(lat) = closed::identity_latency(&self.input, &self.output) {
+                return lat;
+            }
+        }
         atom_latency(&reduced_for_latency(self.shape()))
     }
 
@@ -266,12 +275,27 @@ impl Perm {
 
     /// The most input atoms held at once in steady state (periods back to back), each held
     /// from the clock after it arrives to its last read at `tout + latency`; computed on a
-    /// few periods of the layouts' common structure ([`reduce`]).
+    /// few periods of the layouts' common structure ([`reduce`]), for an identity map from
+    /// the runs of its layouts' clocks ([`closed`]) when they are fewer than its atoms.
     pub fn max_live_atoms(&self) -> u64 {
         let (shape, mult) = reduced_for_storage(self.shape(), self.latency);
+        if shape.kind == Kind::Identity && shape.input.atoms() >= CLOSED_MIN_ATOMS {
+            // the walk costs the atoms: more runs than that are not worth it
+            let cap = shape.input.atoms().max(64) as usize;
+            let closed = closed::identity_max_live(&shape.input, &shape.output, self.latency, cap);
+            if let Some(live) = closed {
+                return mult * live;
+            }
+        }
         mult * atom_max_live(&shape, self.latency)
     }
 }
+
+/// The fewest atoms for which an identity map's analyses take their closed forms
+/// ([`closed`]): below, walking the atoms is cheaper than building the digits and runs
+/// (criterion `aetherling_large_slowdown` on the 128-pixel apps ran up to twice as long
+/// with the closed forms at every size, on the loaded machine).
+const CLOSED_MIN_ATOMS: u64 = 1 << 10;
 
 /// The clock of every flat atom of a layout.
 pub fn clock_of_atoms(l: &Layout) -> Vec<u64> {
