@@ -50,26 +50,42 @@ impl StreamGraph<'_> {
     /// Adds, between every two top-level stream classes of one program input, a reshape
     /// node (so extraction can fix each input to one layout and reshape it elsewhere).
     pub fn connect_inputs(&mut self) {
+        let groups =
+            self.top_level_groups(|c| c.nodes.iter().any(|n| matches!(*n.how, How::Input(_))));
+        for (class, members) in groups {
+            for &a in &members {
+                for &b in &members {
+                    if a != b {
+                        self.reshape_between(class, b, a);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The top-level stream classes `keep` accepts, grouped by their e-class, in e-class
+    /// order (so the reshapes added over them come in one order every run).
+    fn top_level_groups(&self, keep: impl Fn(&super::SClass) -> bool) -> Vec<(Id, Vec<usize>)> {
         let mut by_class: HashMap<Id, Vec<usize>> = HashMap::new();
         for (i, c) in self.classes.iter().enumerate() {
-            if c.key.ctx == 0 && c.nodes.iter().any(|n| matches!(*n.how, How::Input(_))) {
+            if c.key.ctx == 0 && keep(c) {
                 by_class.entry(c.key.class).or_default().push(i);
             }
         }
         let mut groups: Vec<(Id, Vec<usize>)> = by_class.into_iter().collect();
         groups.sort();
-        for (class, members) in groups {
-            for &a in &members {
-                for &b in &members {
-                    if a != b {
-                        let from = self.classes[b].views[0].clone();
-                        let to = self.classes[a].views[0].clone();
-                        if from.clocks() == to.clocks() {
-                            self.add_reshape(a, 0, class, &from, &to);
-                        }
-                    }
-                }
-            }
+        groups
+    }
+
+    /// A reshape from top-level stream class `from`'s first view into class `to`, two
+    /// layouts of the e-class `class`, when they span the same clocks.
+    fn reshape_between(&mut self, class: Id, from: usize, to: usize) {
+        let (f, t) = (
+            self.classes[from].views[0].clone(),
+            self.classes[to].views[0].clone(),
+        );
+        if f.clocks() == t.clocks() {
+            self.add_reshape(to, 0, class, &f, &t);
         }
     }
 
@@ -85,18 +101,8 @@ impl StreamGraph<'_> {
     /// than the rest of the graph (conv2d_b2b: 3.3x the CPU time). Run after
     /// [`StreamGraph::expand`]; it adds nodes to existing classes and requests no new one.
     pub fn connect_views(&mut self, cost: &dyn Fn(usize) -> f64, sources: usize) {
-        let mut by_class: HashMap<Id, Vec<usize>> = HashMap::new();
-        for (i, c) in self.classes.iter().enumerate() {
-            if c.key.ctx == 0 && !c.views.is_empty() {
-                by_class.entry(c.key.class).or_default().push(i);
-            }
-        }
-        let mut groups: Vec<(Id, Vec<usize>)> = by_class
-            .into_iter()
-            .filter(|(_, members)| members.len() > 1)
-            .collect();
-        groups.sort();
-        for (class, members) in groups {
+        let groups = self.top_level_groups(|c| !c.views.is_empty());
+        for (class, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
             let mut cheap: Vec<usize> = members
                 .iter()
                 .copied()
@@ -111,12 +117,8 @@ impl StreamGraph<'_> {
             });
             for &b in &cheap {
                 for &a in &members {
-                    let (from, to) = (
-                        self.classes[b].views[0].clone(),
-                        self.classes[a].views[0].clone(),
-                    );
-                    if a != b && from.clocks() == to.clocks() {
-                        self.add_reshape(a, 0, class, &from, &to);
+                    if a != b {
+                        self.reshape_between(class, b, a);
                     }
                 }
             }
