@@ -166,8 +166,6 @@ pub struct StreamGraph<'a> {
     queue: VecDeque<(usize, Lay)>,
     /// Views in their type's streaming layout, lowered before [`StreamGraph::queue`]'s.
     streaming_queue: VecDeque<(usize, Lay)>,
-    /// While set, new views join [`StreamGraph::streaming_queue`] whatever their layout.
-    prefer: bool,
     cands: HashMap<(SeqType, u64), Rc<Vec<Layout>>>,
     costs: HashMap<CostKey, Option<(Area, u64, Lay)>>,
     /// Interned layouts, recipes and parameter lists.
@@ -202,7 +200,6 @@ impl<'a> StreamGraph<'a> {
             index: HashMap::default(),
             queue: VecDeque::new(),
             streaming_queue: VecDeque::new(),
-            prefer: false,
             cands: HashMap::default(),
             costs: HashMap::default(),
             layouts: HashSet::default(),
@@ -355,9 +352,8 @@ impl<'a> StreamGraph<'a> {
         {
             self.classes[idx].views.push(layout.clone());
             let ty = &self.classes[idx].ty;
-            if self.prefer
-                || crate::schedule::slowdown::streaming_layout(ty, layout.clocks()).as_ref()
-                    == Some(&*layout)
+            if crate::schedule::slowdown::streaming_layout(ty, layout.clocks()).as_ref()
+                == Some(&*layout)
             {
                 self.streaming_queue.push_back((idx, layout));
             } else {
@@ -413,43 +409,7 @@ impl<'a> StreamGraph<'a> {
             for from in self.reshape_sources(&ty, clocks) {
                 self.add_reshape(idx, ctx, class, &from, l);
             }
-            // Lowered with the streaming views: it is how the streaming design crosses a
-            // relabel whose two sides stream differently.
-            self.prefer = true;
-            for from in self.relabelled_streaming(&enodes, &ty, clocks) {
-                self.add_reshape(idx, ctx, class, &from, l);
-            }
-            self.prefer = false;
         }
-    }
-
-    /// For a value that relabels another (`partition`, `unpartition`, `stuple_to_seq`,
-    /// `seq_to_stuple`), the producer's streaming layout relabelled to the value's type: the
-    /// layout Aetherling lowers the producer in before it reshapes into the consumer's
-    /// (the 16x8 demosaic at s = 144: its 4 row pairs in `(tseq 4 0 (tseq 32 4 _))`, the
-    /// 128 pixels they unpartition to reshaped into `(tseq 128 16 _)`). The value's own
-    /// candidates cannot name it: it follows the producer's layers, not the value's.
-    fn relabelled_streaming(&self, enodes: &[SeqLang], ty: &SeqType, clocks: u64) -> Vec<Layout> {
-        let mut out: Vec<Layout> = Vec::new();
-        for enode in enodes {
-            let x = match enode {
-                SeqLang::Partition([_, _, x]) | SeqLang::Unpartition([_, _, x]) => *x,
-                SeqLang::STupleToSeq([_, x]) | SeqLang::SeqToSTuple([_, x]) => *x,
-                _ => continue,
-            };
-            let Some(xt) = self.value_type(x) else {
-                continue;
-            };
-            let Some(sp) = crate::schedule::slowdown::streaming_layout(&xt, clocks) else {
-                continue;
-            };
-            if let Some(f) = layout::fit(&sp.normalize(), ty) {
-                if !out.contains(&f) {
-                    out.push(f);
-                }
-            }
-        }
-        out
     }
 
     /// The layouts a value of type `t` over `clocks` clocks may be reshaped from: its first
