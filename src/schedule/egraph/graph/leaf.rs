@@ -126,8 +126,33 @@ impl StreamGraph<'_> {
         let Some(lx) = Layout::from_atom_type(&xt) else {
             return;
         };
+        let konst = self.constant_operand(x);
         if let Some(k) = self.request(ctx, x, &lx) {
-            self.add_node(idx, How::Op(StOp::Atom(op)), vec![(k, lx)], None);
+            self.add_priced_node(idx, How::Op(StOp::Atom(op)), vec![(k, lx)], None, konst);
         }
+    }
+
+    /// The constant side of the atom tuple `x`, if one of its tuple e-nodes has a literal
+    /// operand: `(1, 5)` for `(atuple v (const uint8 5))`. The area model prices a shift by
+    /// a constant as wiring and a multiply by one as shift-and-add, so the node is measured
+    /// with that constant in place ([`StreamGraph::add_priced_node`]).
+    fn constant_operand(&self, x: Id) -> Option<(usize, u64)> {
+        let literal = |c: Id| {
+            self.eg[c].nodes.iter().find_map(|n| match n {
+                SeqLang::Const([lit, t]) => {
+                    match (&self.eg[*lit].data.sort, &self.eg[*t].data.sort) {
+                        (Sort::Lit(Value::Scalar(v)), Sort::Type(SeqType::Scalar(_))) => Some(*v),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+        };
+        self.eg[x].nodes.iter().find_map(|n| match n {
+            SeqLang::ATuple([a, b]) => literal(*b)
+                .map(|v| (1, v))
+                .or_else(|| literal(*a).map(|v| (0, v))),
+            _ => None,
+        })
     }
 }

@@ -148,7 +148,14 @@ impl Default for Bounds {
 
 /// What a node's measured cost depends on: its recipe, its children's exact layouts and
 /// its body's parameter and result layouts, each interned and so named by its address.
-type CostKey = (usize, Vec<usize>, Option<(usize, usize)>);
+/// A measurement's key: recipe, children's layouts, body (parameters, result) and the
+/// constant operand of an atom operator.
+type CostKey = (
+    usize,
+    Vec<usize>,
+    Option<(usize, usize)>,
+    Option<(usize, u64)>,
+);
 
 /// The address of an interned value: equal values have equal addresses.
 fn addr<T>(r: &Rc<T>) -> usize {

@@ -25,11 +25,13 @@ impl StreamGraph<'_> {
         how: &Rc<How>,
         kids: &[(usize, Lay)],
         body: Option<&(usize, Rc<Vec<Layout>>, Lay)>,
+        konst: Option<&(usize, u64)>,
     ) -> Option<(Area, u64, Lay)> {
         let key = (
             addr(how),
             kids.iter().map(|(_, l)| addr(l)).collect(),
             body.map(|(_, p, r)| (addr(p), addr(r))),
+            konst.copied(),
         );
         if let Some(c) = self.costs.get(&key) {
             return c.clone();
@@ -38,7 +40,25 @@ impl StreamGraph<'_> {
             let mut d = Design::new("scratch");
             let mut ids = Vec::new();
             for (k, (_, l)) in kids.iter().enumerate() {
-                ids.push(d.add_input(format!("k{k}"), (**l).clone())?);
+                ids.push(match (konst, &**l) {
+                    (Some(&(side, c)), Layout::ATuple(a, b)) => {
+                        // the operand tuple built from an input and the literal, as the
+                        // extracted design builds it, so the area model sees the constant
+                        let (lc, lv) = if side == 0 { (a, b) } else { (b, a) };
+                        let v = d.add_input(format!("k{k}"), (**lv).clone())?;
+                        let c = d.add(
+                            StOp::Const {
+                                value: Value::Scalar(c),
+                                layout: (**lc).clone(),
+                                delay: 0,
+                            },
+                            &[],
+                        )?;
+                        let pair = if side == 0 { [c, v] } else { [v, c] };
+                        d.add(StOp::ATuple, &pair)?
+                    }
+                    _ => d.add_input(format!("k{k}"), (**l).clone())?,
+                });
             }
             let b = match body {
                 Some((_, params, root)) => Some(d.body_with(params.to_vec(), |d, _| {
@@ -60,6 +80,20 @@ impl StreamGraph<'_> {
             }
             d.set_output(id)?;
             let rep = area(&d);
+            if konst.is_some() {
+                // the literal and its tuple are the children's; only the operator is this node's
+                let mut own = rep.total;
+                for op in ["const", "atuple"] {
+                    let (_, a) = rep.by_op.get(op).copied().unwrap_or_default();
+                    own = Area {
+                        logic: own.logic.saturating_sub(a.logic),
+                        ff_bits: own.ff_bits.saturating_sub(a.ff_bits),
+                        ram_bits: own.ram_bits.saturating_sub(a.ram_bits),
+                        dsp: own.dsp.saturating_sub(a.dsp),
+                    };
+                }
+                return Ok((own, 0, out));
+            }
             let (mult, own) = if body.is_some() {
                 let (m, placeholder) = rep.by_op.get("const").copied().unwrap_or_default();
                 let t = rep.total;
@@ -89,6 +123,19 @@ impl StreamGraph<'_> {
         kids: Vec<(usize, Layout)>,
         body: Option<(usize, Vec<Layout>, Layout)>,
     ) {
+        self.add_priced_node(idx, how, kids, body, None);
+    }
+
+    /// [`StreamGraph::add_node`] for an atom operator whose operand tuple has the literal
+    /// `konst` (side, value) on one side: measured with it, as the finished design is.
+    pub(super) fn add_priced_node(
+        &mut self,
+        idx: usize,
+        how: How,
+        kids: Vec<(usize, Layout)>,
+        body: Option<(usize, Vec<Layout>, Layout)>,
+        konst: Option<(usize, u64)>,
+    ) {
         let kids: Vec<(usize, Lay)> = kids
             .into_iter()
             .map(|(k, l)| (k, self.intern_owned(l)))
@@ -98,7 +145,7 @@ impl StreamGraph<'_> {
         let measured = match &*how {
             How::Input(_) => Some((Area::default(), 0, self.classes[idx].views[0].clone())),
             How::Arg(_, l) => Some((Area::default(), 0, self.intern(l))),
-            _ => self.measure(&how, &kids, body.as_ref()),
+            _ => self.measure(&how, &kids, body.as_ref(), konst.as_ref()),
         };
         let Some((own, mult, out)) = measured else {
             return;
