@@ -58,10 +58,10 @@ pub struct SimStats {
     /// Reads of data that had not arrived yet (a latency rule that is too small); empty for
     /// a correct simulator.
     pub violations: Vec<String>,
-    /// Evaluations of `if` with a known condition and exactly one don't-care branch: where
-    /// none happened, which atoms are don't-care does not depend on the input data (every
-    /// other operator gives don't-care exactly when an operand is), so one run shows it
-    /// for all inputs (`rtl::dont_care`).
+    /// Evaluations of `if` with a known condition and a branch with don't-care parts (both
+    /// branches wholly don't-care excepted): where none happened, which atoms are
+    /// don't-care does not depend on the input data (every other operator gives don't-care
+    /// exactly when an operand is), so one run shows it for all inputs (`rtl::dont_care`).
     pub undef_by_data: u64,
 }
 
