@@ -271,6 +271,11 @@ enum Command {
         /// context) and report LUT, LUTRAM, SRL, FF, BRAM, DSP and CARRY4 (docs/rtl.md).
         #[arg(long)]
         yosys: bool,
+        /// Drive output lanes that carry a don't-care atom on every valid clock with 0, so
+        /// synthesis removes the logic computing them (docs/timing.md §"Don't-care output
+        /// lanes").
+        #[arg(long)]
+        prune_dont_care: bool,
     },
     /// Measure a design's clock by place-and-route on the iCE40 HX8K.
     ///
@@ -297,6 +302,11 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Drive output lanes that carry a don't-care atom on every valid clock with 0, so
+        /// synthesis removes the logic computing them (docs/timing.md §"Don't-care output
+        /// lanes").
+        #[arg(long)]
+        prune_dont_care: bool,
     },
     /// Write the Verilog-2005 of a design (.st), and with --testbench a testbench.
     ///
@@ -319,6 +329,11 @@ enum Command {
         /// Frames of the testbench, back to back.
         #[arg(long, default_value_t = 2, requires = "testbench")]
         frames: usize,
+        /// Drive output lanes that carry a don't-care atom on every valid clock with 0, so
+        /// synthesis removes the logic computing them (docs/timing.md §"Don't-care output
+        /// lanes").
+        #[arg(long)]
+        prune_dont_care: bool,
         /// The most memory the run may be estimated to need, in GB (default 16): a larger
         /// estimate is refused before the run starts (docs/language.md §9).
         #[arg(long, value_name = "GB")]
@@ -375,6 +390,11 @@ enum Command {
         /// file. A failing run writes `wave.vcd` into its kept work directory either way.
         #[arg(long, value_name = "FILE")]
         vcd: Option<PathBuf>,
+        /// Drive output lanes that carry a don't-care atom on every valid clock with 0, so
+        /// synthesis removes the logic computing them (docs/timing.md §"Don't-care output
+        /// lanes").
+        #[arg(long)]
+        prune_dont_care: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -560,9 +580,11 @@ fn run(command: Command, quiet: bool) -> CliResult {
             source,
             json,
             yosys,
+            prune_dont_care,
         } => source.source()?.design().and_then(|d| {
             if yosys {
-                rtl_cmds::area_yosys(&d, json, &progress::reporter(json, quiet))
+                let opts = rtl_options(prune_dont_care);
+                rtl_cmds::area_yosys(&d, json, &opts, &progress::reporter(json, quiet))
             } else {
                 design_cmds::area_cmd(&d, json)
             }
@@ -572,9 +594,11 @@ fn run(command: Command, quiet: bool) -> CliResult {
             seed,
             work,
             json,
+            prune_dont_care,
         } => source.source()?.design().and_then(|d| {
             let progress = progress::reporter(json, quiet);
-            rtl_cmds::fmax(&d, seed, work.as_deref(), json, &progress)
+            let opts = rtl_options(prune_dont_care);
+            rtl_cmds::fmax(&d, seed, work.as_deref(), json, &opts, &progress)
         }),
         Command::Rtl {
             source,
@@ -582,11 +606,13 @@ fn run(command: Command, quiet: bool) -> CliResult {
             testbench,
             random,
             frames,
+            prune_dont_care,
             max_memory_gb,
         } => rtl_cmds::rtl(
             &source.source()?,
             &output,
             (testbench, random.unwrap_or(0), frames),
+            &rtl_options(prune_dont_care),
             Budget::from_gb(max_memory_gb)?,
         ),
         Command::Verify {
@@ -603,6 +629,7 @@ fn run(command: Command, quiet: bool) -> CliResult {
             work,
             image,
             vcd,
+            prune_dont_care,
             json,
             max_memory_gb,
         } => verify_cmd(
@@ -625,6 +652,7 @@ fn run(command: Command, quiet: bool) -> CliResult {
                 work: work.as_deref(),
                 image: &image,
                 vcd: vcd.as_deref(),
+                rtl: rtl_options(prune_dont_care),
                 json,
                 progress: progress::reporter(json, quiet),
                 budget: Budget::from_gb(max_memory_gb)?,
@@ -688,3 +716,11 @@ fn verify_cmd(
 
 /// A user error, printed as it is, exiting with code 2.
 pub type CliResult = Result<i32, Box<dyn std::error::Error>>;
+
+/// The RTL generator's options of a command: the defaults, with `--prune-dont-care`.
+fn rtl_options(prune_dont_care: bool) -> crate::rtl::RtlOptions {
+    crate::rtl::RtlOptions {
+        prune_dont_care,
+        ..crate::rtl::RtlOptions::default()
+    }
+}

@@ -6,7 +6,7 @@ use crate::rtl::sim::Simulator;
 use crate::rtl::synth::synth_design;
 use crate::rtl::tb::testbench;
 use crate::rtl::verify::{verify_rtl, verify_rtl_on, RtlVerification, VerifyOptions};
-use crate::rtl::{emit, RtlOptions};
+use crate::rtl::{emit_with, RtlOptions};
 use crate::seq::load_program;
 use crate::seq::types::SeqType;
 use crate::seq::value::random_value;
@@ -57,6 +57,7 @@ pub fn rtl(
     src: &DesignSource,
     out: &Path,
     (tb, seed, frames): (bool, u64, usize),
+    opts: &RtlOptions,
     budget: Budget,
 ) -> CliResult {
     let d = src.design()?;
@@ -67,7 +68,7 @@ pub fn rtl(
         crate::rtl::estimate::emit_bytes(&d)
     };
     budget.check(src.file, "writing the Verilog", estimate)?;
-    let r = emit(&d)?;
+    let r = emit_with(&d, opts)?;
     write(out, &r.verilog)?;
     let mut wrote = vec![out.display().to_string()];
     if tb {
@@ -152,6 +153,8 @@ pub struct VerifyArgs<'a> {
     pub image: &'a super::image_cmds::ImageArgs,
     /// Write the waveform (VCD) here.
     pub vcd: Option<&'a Path>,
+    /// The RTL generator's options.
+    pub rtl: RtlOptions,
     /// JSON output.
     pub json: bool,
     /// Where each slowdown scheduled and verified is reported.
@@ -269,7 +272,7 @@ fn verify_one(
         seed: a.seed,
         frames: a.frames,
         lint: true,
-        rtl: RtlOptions::default(),
+        rtl: a.rtl.clone(),
         vcd: a.vcd.is_some(),
     };
     let v = match images {
@@ -418,7 +421,12 @@ fn verify_json(v: &RtlVerification, dir: &Path) -> serde_json::Value {
 
 /// `tessera area DESIGN.st --yosys [--json]`: Yosys `synth_xilinx` cell counts beside the
 /// model area.
-pub fn area_yosys(d: &Design, json: bool, progress: &crate::util::progress::Reporter) -> CliResult {
+pub fn area_yosys(
+    d: &Design,
+    json: bool,
+    opts: &RtlOptions,
+    progress: &crate::util::progress::Reporter,
+) -> CliResult {
     if crate::rtl::tools::find_tool("yosys").is_none() {
         return Err("yosys not found on PATH; install it with apt-get install -y yosys".into());
     }
@@ -429,7 +437,7 @@ pub fn area_yosys(d: &Design, json: bool, progress: &crate::util::progress::Repo
     ));
     progress.begin(&format!("area {}", d.name), 0);
     progress.phase(|| "yosys synth_xilinx".into());
-    let s = synth_design(d, &dir, &RtlOptions::default());
+    let s = synth_design(d, &dir, opts);
     progress.end();
     let _ = std::fs::remove_dir_all(&dir);
     let s = s?;
@@ -487,6 +495,7 @@ pub fn fmax(
     seed: u64,
     work: Option<&Path>,
     json: bool,
+    opts: &RtlOptions,
     progress: &crate::util::progress::Reporter,
 ) -> CliResult {
     for tool in ["yosys", "nextpnr-ice40"] {
@@ -507,7 +516,7 @@ pub fn fmax(
         },
         Path::to_path_buf,
     );
-    let r = emit(d)?;
+    let r = emit_with(d, opts)?;
     let model = crate::st::pipeline::critical_path(d, &crate::st::delay::Target::ice40_hx8k())?;
     progress.begin(&format!("fmax {}", d.name), 0);
     progress.phase(|| "yosys synth_ice40, nextpnr-ice40 place and route".into());

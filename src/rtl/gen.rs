@@ -7,6 +7,7 @@
 //! latency ([`crate::st::latency`]) after its scope, and counts its phase from then.
 
 use super::atoms::{atom_expr, Consts};
+use super::dont_care::dont_care_lanes;
 use super::encode::atom_lit;
 use super::known::{generator_lanes, movement_lanes, Known};
 use super::movement::gen_move;
@@ -173,8 +174,21 @@ impl<'d> Emitter<'d> {
             .collect();
         let (vals, _) = self.gen_scope(&mut sc, root, &inputs, &unknown, &name, true)?;
         let out = &vals[&root];
+        let dont_care = if self.opts.prune_dont_care {
+            dont_care_lanes(d)
+        } else {
+            vec![false; out_ports.len()]
+        };
         for (k, p) in out_ports.iter().enumerate() {
-            sc.m.assign(p, out.bits(k as u32 * ow, ow));
+            if dont_care[k] {
+                sc.m.comment(format!(
+                    "{}: don't-care on every valid clock (driven 0, its logic removed)",
+                    p.name
+                ));
+                sc.m.assign(p, Expr::lit(0, ow));
+            } else {
+                sc.m.assign(p, out.bits(k as u32 * ow, ow));
+            }
         }
         // valid_out: the output has started and this clock of its period is valid
         let lat = self.node_lat(root)?;

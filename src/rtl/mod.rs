@@ -15,6 +15,7 @@
 
 pub mod atoms;
 pub mod buffer;
+pub mod dont_care;
 pub mod encode;
 pub mod estimate;
 pub mod fmax;
@@ -49,6 +50,11 @@ pub struct RtlOptions {
     pub buffer_max_frames: u64,
     /// Largest phase table (phases times lanes) a permutation buffer may use.
     pub max_table: u64,
+    /// Drive output lanes that are don't-care on every valid clock with 0, so synthesis
+    /// removes the logic that computed them ([`dont_care`]). Off by default: it changes
+    /// what the design computes where the program leaves outputs undefined, which is most
+    /// of a 4x4 stencil's outputs and none of a full frame's lanes.
+    pub prune_dont_care: bool,
 }
 
 impl Default for RtlOptions {
@@ -57,6 +63,7 @@ impl Default for RtlOptions {
             buffer_max_bits: crate::st::area::BUFFER_MAX_BITS,
             buffer_max_frames: 64,
             max_table: 1 << 16,
+            prune_dont_care: false,
         }
     }
 }

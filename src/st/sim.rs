@@ -58,6 +58,20 @@ pub struct SimStats {
     /// Reads of data that had not arrived yet (a latency rule that is too small); empty for
     /// a correct simulator.
     pub violations: Vec<String>,
+    /// Evaluations of `if` with a known condition and a branch with don't-care parts (both
+    /// branches wholly don't-care excepted): where none happened, which atoms are
+    /// don't-care does not depend on the input data (every other operator gives don't-care
+    /// exactly when an operand is), so one run shows it for all inputs (`rtl::dont_care`).
+    pub undef_by_data: u64,
+}
+
+/// What a clock's evaluation records besides the signals.
+#[derive(Default)]
+struct Notes {
+    /// See [`SimStats::violations`].
+    violations: Vec<String>,
+    /// See [`SimStats::undef_by_data`].
+    undef_by_data: u64,
 }
 
 /// The result of simulating some frames.
@@ -112,7 +126,7 @@ pub fn simulate_stream(
     let out_layout = d.output_layout().clone();
     let out_place = out_layout.placement();
     let natoms = out_layout.atoms() as usize;
-    let mut violations = Vec::new();
+    let mut notes = Notes::default();
     let mut out_start: Option<u64> = None;
     // the frame being driven, and the frame being read with its number
     let mut driven: Option<(u64, Vec<Vec<Value>>)> = None;
@@ -145,7 +159,7 @@ pub fn simulate_stream(
                 }
             })
             .collect();
-        let out = top.step(t, true, &ins, &mut violations);
+        let out = top.step(t, true, &ins, &mut notes);
         if out.started && out_start.is_none() {
             out_start = Some(t);
         }
@@ -185,7 +199,8 @@ pub fn simulate_stream(
         latency: start,
         model_latency: lat,
         clocks_run: t,
-        violations,
+        violations: notes.violations,
+        undef_by_data: notes.undef_by_data,
     })
 }
 
@@ -413,7 +428,7 @@ impl ScopeInst {
     /// One clock: `started` says whether the scope has started (the top scope from clock
     /// 0; a body when its operator's inputs have); `args` are the scope's inputs (design
     /// inputs, or body parameters). Returns the root's signal.
-    fn step(&mut self, t: u64, started: bool, args: &[Sig], viol: &mut Vec<String>) -> Sig {
+    fn step(&mut self, t: u64, started: bool, args: &[Sig], viol: &mut Notes) -> Sig {
         if started && self.start.is_none() {
             self.start = Some(t);
         }
@@ -442,6 +457,23 @@ impl ScopeInst {
     }
 }
 
+/// Whether which parts of `if` on the atom `v` (condition, (then, else)) are don't-care may
+/// depend on its condition's value: a known condition and a branch with don't-care parts,
+/// unless both branches are wholly don't-care.
+fn undef_by_data(v: &Value) -> bool {
+    let Value::Pair(p) = v else { return false };
+    if p.0.has_undef() {
+        return false;
+    }
+    match &p.1 {
+        Value::Pair(ab) => {
+            (ab.0.has_undef() || ab.1.has_undef())
+                && !(ab.0 == Value::Undef && ab.1 == Value::Undef)
+        }
+        _ => p.1.has_undef(),
+    }
+}
+
 fn zip_lanes(a: &[Lane], b: &[Lane]) -> Vec<Lane> {
     a.iter()
         .zip(b)
@@ -460,7 +492,7 @@ impl Kind {
         ins: &[&Sig],
         scope_args: &[Sig],
         lanes: usize,
-        viol: &mut Vec<String>,
+        viol: &mut Notes,
     ) -> Sig {
         let all_started = ins.iter().all(|s| s.started);
         match self {
@@ -479,7 +511,12 @@ impl Kind {
             },
             Kind::Atom(op, ty) => {
                 let lane = match &ins[0].lanes[0] {
-                    Lane::Val(v) => Lane::Val(interp::atom(*op, ty, v)),
+                    Lane::Val(v) => {
+                        if *op == AtomOp::If && undef_by_data(v) {
+                            viol.undef_by_data += 1;
+                        }
+                        Lane::Val(interp::atom(*op, ty, v))
+                    }
                     Lane::Poison => Lane::Poison,
                 };
                 Sig {
@@ -595,7 +632,7 @@ struct Mover {
 }
 
 impl Mover {
-    fn step(&mut self, t: u64, input: &Sig, lanes: usize, viol: &mut Vec<String>) -> Sig {
+    fn step(&mut self, t: u64, input: &Sig, lanes: usize, viol: &mut Notes) -> Sig {
         if !input.started {
             return Sig::idle(lanes);
         }
@@ -637,8 +674,8 @@ impl Mover {
                             .flatten()
                             .and_then(|fr| fr[e as usize].clone());
                         got.unwrap_or_else(|| {
-                            if viol.len() < 16 {
-                                viol.push(format!(
+                            if viol.violations.len() < 16 {
+                                viol.violations.push(format!(
                                     "clock {t}: output atom {o} of period {of} reads input atom {e} before it arrived"
                                 ));
                             }
