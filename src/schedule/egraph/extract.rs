@@ -4,10 +4,12 @@
 //! number of body copies it instantiates, plus its children's costs. The greedy extractor
 //! computes, for every stream class, the least such cost by a Bellman-Ford style fixed point
 //! (the graph has cycles: relabels in both directions, reshapes between views), choosing
-//! the first cheapest node for ties. The chosen selection is then built as a DAG: a class
+//! the first cheapest node for ties; the nodes due in each round of that fixed point are kept
+//! in bit sets over a compact copy of the graph ([`super::fixpoint`]). The chosen selection is then built as a DAG: a class
 //! used twice in one scope is built once (its area paid once), so the design's area is at
 //! most the extraction's tree cost.
 
+use super::fixpoint::{Due, Scan};
 use super::graph::{emit, How, StreamGraph};
 use crate::st::area::Weights;
 use crate::st::design::BodyId;
@@ -70,44 +72,44 @@ fn choose_from(
         Some(c) if c.best.len() == n => (c.best, c.sets, Some(c.nodes)),
         _ => (vec![(f64::INFINITY, None); n], vec![None; n], None),
     };
-    let own: Vec<Vec<f64>> = g
-        .classes
-        .iter()
-        .map(|c| c.nodes.iter().map(|nd| nd.own.scalar(w)).collect())
-        .collect();
-    // The round in which each class's choice last changed: a node whose children and body
-    // have not changed since its last evaluation cannot improve, and is skipped (the
-    // result is the same as re-evaluating it).
-    let mut stamp: Vec<Option<usize>> = vec![None; n];
-    for round in 0..=n.min(200) {
-        let mut changed = false;
-        let fresh = |k: usize, stamp: &[Option<usize>]| stamp[k].is_some_and(|r| r + 1 >= round);
-        for (ci, c) in g.classes.iter().enumerate().rev() {
-            'nodes: for (ni, nd) in c.nodes.iter().enumerate() {
-                let dirty = (round == 0 && old.as_ref().is_none_or(|o| ni >= o[ci]))
-                    || nd.kids.iter().any(|(k, _)| fresh(*k, &stamp))
-                    || nd.body.as_ref().is_some_and(|(b, _, _)| fresh(*b, &stamp));
-                if !dirty {
-                    continue;
-                }
-                if let How::Input(k) = *nd.how {
-                    if !input_ok(k, &c.key.norm) {
-                        continue;
+    // The fixed point is the one of rounds that scan every class from the last to the
+    // first and each class's nodes in order, evaluating a node when a child or its body
+    // changed since the node was last evaluated (within the round or in the one before),
+    // for at most `last` + 1 rounds. A node's result depends only on its children's and
+    // body's choices (and its class's best, which only falls), so evaluating it again with
+    // none of them changed changes nothing: `due` holds exactly the nodes such a scan
+    // would change anything with, and they are evaluated in the scan's order.
+    let last = n.min(200);
+    let scan = Scan::new(g, w);
+    let mut due = Due::new(scan.len());
+    for (i, &(ci, ni)) in scan.at.iter().enumerate() {
+        if old.as_ref().is_none_or(|o| ni >= o[ci]) {
+            due.now(i);
+        }
+    }
+    for _round in 0..=last {
+        while let Some(i) = due.pop() {
+            let (ci, ni) = scan.at[i];
+            let kid_classes = scan.kids(i);
+            'node: {
+                if let Some(k) = scan.input[i] {
+                    if !input_ok(k, &g.classes[ci].key.norm) {
+                        break 'node;
                     }
                 }
-                let mut mine = own[ci][ni];
-                if let Some((b, _, _)) = &nd.body {
-                    mine += best[*b].0 * nd.mult as f64;
+                let mut mine = scan.own[i];
+                if let Some((b, mult)) = scan.body[i] {
+                    mine += best[b].0 * mult as f64;
                 }
                 if !mine.is_finite() {
-                    continue;
+                    break 'node;
                 }
                 // Union of the children's sets, starting from the largest.
-                let mut kids: Vec<&Rc<Set>> = Vec::with_capacity(nd.kids.len());
-                for (k, _) in &nd.kids {
-                    match &sets[*k] {
+                let mut kids: Vec<&Rc<Set>> = Vec::with_capacity(kid_classes.len());
+                for k in kid_classes {
+                    match &sets[*k as usize] {
                         Some(s) => kids.push(s),
-                        None => continue 'nodes,
+                        None => break 'node,
                     }
                 }
                 kids.sort_by_key(|s| std::cmp::Reverse(s.len()));
@@ -117,20 +119,19 @@ fn choose_from(
                 let mut extra: Vec<(usize, f64)> = Vec::new();
                 if let Some(first) = kids.first() {
                     if first.contains_key(&ci) {
-                        continue;
+                        break 'node;
                     }
-                    total += best[nd
-                        .kids
+                    total += best[kid_classes
                         .iter()
-                        .map(|(k, _)| *k)
+                        .map(|k| *k as usize)
                         .find(|k| sets[*k].as_ref().is_some_and(|s| Rc::ptr_eq(s, first)))
-                        .unwrap_or(nd.kids[0].0)]
+                        .unwrap_or(kid_classes[0] as usize)]
                     .0;
                     let mut met: HashSet<usize> = HashSet::default();
                     for s in &kids[1..] {
                         for (k, v) in s.iter() {
                             if *k == ci {
-                                continue 'nodes;
+                                break 'node;
                             }
                             if !first.contains_key(k) && met.insert(*k) {
                                 total += v;
@@ -145,12 +146,13 @@ fn choose_from(
                     u.insert(ci, mine);
                     best[ci] = (total, Some(ni));
                     sets[ci] = Some(Rc::new(u));
-                    stamp[ci] = Some(round);
-                    changed = true;
+                    for r in scan.readers(ci) {
+                        due.after(*r as usize, i);
+                    }
                 }
             }
         }
-        if !changed {
+        if !due.next_round() {
             break;
         }
     }

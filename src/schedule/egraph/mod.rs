@@ -17,6 +17,7 @@
 
 pub mod explain;
 pub mod extract;
+mod fixpoint;
 pub mod graph;
 #[cfg(feature = "lp")]
 pub mod ilp;
