@@ -9,7 +9,8 @@
 //! used twice in one scope is built once (its area paid once), so the design's area is at
 //! most the extraction's tree cost.
 
-use super::fixpoint::{Due, Scan};
+use super::fixpoint::Due;
+pub use super::fixpoint::Scan;
 use super::graph::{emit, How, StreamGraph};
 use crate::st::area::Weights;
 use crate::st::design::BodyId;
@@ -30,41 +31,70 @@ pub type Choice = Vec<(f64, Option<usize>)>;
 /// cost is its root's total, times the node's multiplicity. `input_ok(k, norm)` says
 /// whether program input `k` may be declared in a layout of normal form `norm`.
 pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) -> bool) -> Choice {
-    choose_from(g, w, input_ok, None).best
+    choose_on(g, &Scan::new(g, w), input_ok)
+}
+
+/// [`choose`] over the scan of `g` under the weights ([`Chosen::scan`]): the choices of
+/// one graph under different input constraints share it.
+pub fn choose_on(
+    g: &StreamGraph,
+    scan: &Scan,
+    input_ok: &dyn Fn(usize, &Layout) -> bool,
+) -> Choice {
+    choose_from(g, scan, input_ok, None).0
 }
 
 /// Persistent: a class's set is its first child's with a few classes added, sharing the
 /// rest, so a chain of n classes holds n log n entries rather than n^2 / 2.
 type Set = imbl::GenericHashMap<usize, f64, FxBuild, imbl::shared_ptr::DefaultSharedPtr>;
 
+/// The per-class sets of a choice.
+type Sets = Vec<Option<std::rc::Rc<Set>>>;
+
 /// A finished [`choose`]: its choice, the sets behind it and how many nodes each class had,
 /// so that a later choice over the same graph with nodes added ([`choose_more`]) starts from
-/// it.
+/// it, and the graph's scan, for later choices over the same graph ([`choose_on`]).
 pub struct Chosen {
     /// The choice per class.
     pub best: Choice,
-    sets: Vec<Option<std::rc::Rc<Set>>>,
+    /// The scan of the graph it was chosen on.
+    pub scan: Scan,
+    sets: Sets,
     nodes: Vec<usize>,
 }
 
 /// [`choose`] with every input allowed, keeping what [`choose_more`] needs.
 pub fn choose_all(g: &StreamGraph, w: &Weights) -> Chosen {
-    choose_from(g, w, &|_, _| true, None)
+    let scan = Scan::new(g, w);
+    let (best, sets, nodes) = choose_from(g, &scan, &|_, _| true, None);
+    Chosen {
+        best,
+        scan,
+        sets,
+        nodes,
+    }
 }
 
 /// [`choose_all`] after nodes were added to existing classes of the graph `before` was
 /// chosen on: only the new nodes and what they improve are evaluated again. A node's cost
 /// only falls when its children's do, so the earlier choice is where the fixed point resumes.
 pub fn choose_more(g: &StreamGraph, w: &Weights, before: Chosen) -> Chosen {
-    choose_from(g, w, &|_, _| true, Some(before))
+    let scan = Scan::new(g, w);
+    let (best, sets, nodes) = choose_from(g, &scan, &|_, _| true, Some(before));
+    Chosen {
+        best,
+        scan,
+        sets,
+        nodes,
+    }
 }
 
 fn choose_from(
     g: &StreamGraph,
-    w: &Weights,
+    scan: &Scan,
     input_ok: &dyn Fn(usize, &Layout) -> bool,
     start: Option<Chosen>,
-) -> Chosen {
+) -> (Choice, Sets, Vec<usize>) {
     use std::rc::Rc;
     let n = g.classes.len();
     let nodes: Vec<usize> = g.classes.iter().map(|c| c.nodes.len()).collect();
@@ -80,7 +110,6 @@ fn choose_from(
     // none of them changed changes nothing: `due` holds exactly the nodes such a scan
     // would change anything with, and they are evaluated in the scan's order.
     let last = n.min(200);
-    let scan = Scan::new(g, w);
     let mut due = Due::new(scan.len());
     for (i, &(ci, ni)) in scan.at.iter().enumerate() {
         if old.as_ref().is_none_or(|o| ni >= o[ci]) {
@@ -156,7 +185,7 @@ fn choose_from(
             break;
         }
     }
-    Chosen { best, sets, nodes }
+    (best, sets, nodes)
 }
 
 /// The normal forms each program input is used in by the selection rooted at `root`.
