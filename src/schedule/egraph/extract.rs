@@ -110,7 +110,7 @@ fn choose_from(
     // none of them changed changes nothing: `due` holds exactly the nodes such a scan
     // would change anything with, and they are evaluated in the scan's order.
     let last = n.min(200);
-    let mut due = Due::new(scan.len());
+    let mut due = Due::new(scan.node_count());
     for (i, &(ci, ni)) in scan.at.iter().enumerate() {
         if old.as_ref().is_none_or(|o| ni >= o[ci]) {
             due.now(i);

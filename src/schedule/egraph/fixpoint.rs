@@ -85,7 +85,7 @@ impl Scan {
     }
 
     /// The number of nodes.
-    pub fn len(&self) -> usize {
+    pub fn node_count(&self) -> usize {
         self.at.len()
     }
 
@@ -154,5 +154,160 @@ impl Due {
         std::mem::swap(&mut self.now, &mut self.next);
         self.word = 0;
         self.now.iter().any(|w| *w != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::extract::{choose, Choice};
+    use super::super::graph::{How, StreamGraph};
+    use super::super::{output_candidates, saturate, Options};
+    use crate::st::area::Weights;
+    use crate::st::Layout;
+    use crate::util::fxhash::FxBuild;
+    use std::rc::Rc;
+
+    type HashSet<K> = std::collections::HashSet<K, FxBuild>;
+    type Set = imbl::GenericHashMap<usize, f64, FxBuild, imbl::shared_ptr::DefaultSharedPtr>;
+
+    /// The fixed point as written before the due sets (27953f9, cold start): rounds that
+    /// scan every node of every class and evaluate those whose child or body changed in
+    /// this round or the one before.
+    fn by_rescans(
+        g: &StreamGraph,
+        w: &Weights,
+        input_ok: &dyn Fn(usize, &Layout) -> bool,
+    ) -> Choice {
+        let n = g.classes.len();
+        let mut best: Choice = vec![(f64::INFINITY, None); n];
+        let mut sets: Vec<Option<Rc<Set>>> = vec![None; n];
+        let old: Option<Vec<usize>> = None;
+        let own: Vec<Vec<f64>> = g
+            .classes
+            .iter()
+            .map(|c| c.nodes.iter().map(|nd| nd.own.scalar(w)).collect())
+            .collect();
+        let mut stamp: Vec<Option<usize>> = vec![None; n];
+        for round in 0..=n.min(200) {
+            let mut changed = false;
+            let fresh =
+                |k: usize, stamp: &[Option<usize>]| stamp[k].is_some_and(|r| r + 1 >= round);
+            for (ci, c) in g.classes.iter().enumerate().rev() {
+                'nodes: for (ni, nd) in c.nodes.iter().enumerate() {
+                    let dirty = (round == 0 && old.as_ref().is_none_or(|o| ni >= o[ci]))
+                        || nd.kids.iter().any(|(k, _)| fresh(*k, &stamp))
+                        || nd.body.as_ref().is_some_and(|(b, _, _)| fresh(*b, &stamp));
+                    if !dirty {
+                        continue;
+                    }
+                    if let How::Input(k) = *nd.how {
+                        if !input_ok(k, &c.key.norm) {
+                            continue;
+                        }
+                    }
+                    let mut mine = own[ci][ni];
+                    if let Some((b, _, _)) = &nd.body {
+                        mine += best[*b].0 * nd.mult as f64;
+                    }
+                    if !mine.is_finite() {
+                        continue;
+                    }
+                    // Union of the children's sets, starting from the largest.
+                    let mut kids: Vec<&Rc<Set>> = Vec::with_capacity(nd.kids.len());
+                    for (k, _) in &nd.kids {
+                        match &sets[*k] {
+                            Some(s) => kids.push(s),
+                            None => continue 'nodes,
+                        }
+                    }
+                    kids.sort_by_key(|s| std::cmp::Reverse(s.len()));
+                    let mut total = mine;
+                    // The classes the other children add to the first child's set, in the
+                    // order met; the union itself is only built for a node that improves.
+                    let mut extra: Vec<(usize, f64)> = Vec::new();
+                    if let Some(first) = kids.first() {
+                        if first.contains_key(&ci) {
+                            continue;
+                        }
+                        total += best[nd
+                            .kids
+                            .iter()
+                            .map(|(k, _)| *k)
+                            .find(|k| sets[*k].as_ref().is_some_and(|s| Rc::ptr_eq(s, first)))
+                            .unwrap_or(nd.kids[0].0)]
+                        .0;
+                        let mut met: HashSet<usize> = HashSet::default();
+                        for s in &kids[1..] {
+                            for (k, v) in s.iter() {
+                                if *k == ci {
+                                    continue 'nodes;
+                                }
+                                if !first.contains_key(k) && met.insert(*k) {
+                                    total += v;
+                                    extra.push((*k, *v));
+                                }
+                            }
+                        }
+                    }
+                    if total + 1e-9 < best[ci].0 {
+                        let mut u = kids.first().map(|f| (***f).clone()).unwrap_or_default();
+                        u.extend(extra);
+                        u.insert(ci, mine);
+                        best[ci] = (total, Some(ni));
+                        sets[ci] = Some(Rc::new(u));
+                        stamp[ci] = Some(round);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The due-set fixed point makes the same choice, node for node and cost for cost, as
+    /// the rescanning rounds on the stream graphs of conv2d and first_layer_pyr (cut at its
+    /// node bound), without and with an input constraint.
+    #[test]
+    fn due_sets_choose_what_the_rescans_chose() {
+        let o = Options::default();
+        let w = &o.weights;
+        for (name, s) in [("conv2d", 4), ("conv2d", 16), ("first_layer_pyr", 16)] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("examples/{name}.seq"));
+            let p = crate::seq::load_program(&path).expect("example loads");
+            let ph = saturate(&p, &o).expect("saturates");
+            let mut g = StreamGraph::new(&ph.eg, o.bounds.clone());
+            for l in output_candidates(p.output_type(), s, &o.bounds) {
+                g.request(0, ph.root, &l);
+            }
+            g.expand();
+            g.connect_inputs();
+            g.expand();
+            g.connect_inputs();
+            let free = choose(&g, w, &|_, _| true);
+            assert!(free.iter().any(|c| c.0.is_finite()), "{name} s={s}");
+            assert_eq!(free, by_rescans(&g, w, &|_, _| true), "{name} s={s}");
+            // Input 0 only in the first normal form it is declared in.
+            let first = g
+                .classes
+                .iter()
+                .find(|c| c.nodes.iter().any(|nd| matches!(*nd.how, How::Input(0))))
+                .map(|c| c.key.norm.clone())
+                .expect("input 0 is declared");
+            let only = |k: usize, norm: &Layout| k != 0 || *norm == first;
+            let constrained = choose(&g, w, &only);
+            assert_ne!(
+                constrained, free,
+                "{name} s={s}: the constraint changes nothing"
+            );
+            assert_eq!(
+                constrained,
+                by_rescans(&g, w, &only),
+                "{name} s={s} constrained"
+            );
+        }
     }
 }
