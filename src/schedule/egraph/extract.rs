@@ -5,9 +5,9 @@
 //! computes, for every stream class, the least such cost by a Bellman-Ford style fixed point
 //! (the graph has cycles: relabels in both directions, reshapes between views), choosing
 //! the first cheapest node for ties; the nodes due in each round of that fixed point are kept
-//! in bit sets over a compact copy of the graph ([`super::fixpoint`]). The chosen selection is then built as a DAG: a class
-//! used twice in one scope is built once (its area paid once), so the design's area is at
-//! most the extraction's tree cost.
+//! in bit sets over a compact copy of the graph ([`super::fixpoint`]). The chosen selection
+//! is then built as a DAG: a class used twice in one scope is built once (its area paid
+//! once), so the design's area is at most the extraction's tree cost.
 
 use super::fixpoint::Due;
 pub use super::fixpoint::Scan;
