@@ -15,6 +15,11 @@
 //!   (`Clock::default_target()`, what `tessera explore` does): the timing model's cost is
 //!   its time against `explore/`.
 //!
+//! - `explore_default`: what `tessera explore FILE` runs: every default slowdown
+//!   (`schedule::slowdown::default_slowdowns`), pipelined for the default clock, the baseline
+//!   column included, for `conv2d`, `sharpen` and `first_layer_pyr` (64 pixels; its stream
+//!   graph reaches the 60,000-node bound at every slowdown). Issue 16 wants each under 10 s.
+//!
 //! - `big/...`: one 1920x1080 app, `big_real_32_conv2d`: `schedule` at its fastest paper
 //!   slowdown (s = 129600, 16 pixels per clock; as a lone `schedule` it also schedules its
 //!   four largest burst sources, the default slowdowns dividing 129600) and `explore` over
@@ -47,6 +52,7 @@ use std::path::Path;
 use std::time::Duration;
 use tessera::schedule::aetherling;
 use tessera::schedule::egraph::{explore, schedule, Options};
+use tessera::schedule::slowdown::default_slowdowns;
 use tessera::seq::{load_program, Program};
 use tessera::st::pipeline::Clock;
 
@@ -127,6 +133,32 @@ fn explore_with(c: &mut Criterion, group_name: &str, o: &Options) {
     group.finish();
 }
 
+/// The apps of `explore_default`.
+const DEFAULT_APPS: [&str; 3] = ["conv2d", "sharpen", "first_layer_pyr"];
+
+/// `tessera explore FILE`: every default slowdown, at the default clock, with the baseline.
+fn explore_default(c: &mut Criterion) {
+    let o = Options {
+        clock: Some(Clock::default_target()),
+        ..Options::default()
+    };
+    let mut group = configure(c, "explore_default");
+    for name in DEFAULT_APPS {
+        let p = load(name);
+        let slowdowns = default_slowdowns(&p);
+        let rows = explore(&p, &slowdowns, &o);
+        let nodes: usize = rows.iter().map(|r| r.egraph_nodes).sum();
+        let classes: usize = rows.iter().map(|r| r.egraph_classes).sum();
+        let truncated = rows.iter().filter(|r| r.truncated).count();
+        println!(
+            "explore_default/{name} ({} slowdowns): stream graphs {nodes} nodes, {classes} classes in all; {truncated} truncated",
+            slowdowns.len()
+        );
+        group.bench_function(name, |b| b.iter(|| explore(&p, &slowdowns, &o).len()));
+    }
+    group.finish();
+}
+
 fn big_app(c: &mut Criterion) {
     let o = Options::default();
     let mut group = c.benchmark_group("big");
@@ -201,6 +233,7 @@ criterion_group!(
     schedule_one,
     explore_all,
     explore_at_clock,
+    explore_default,
     big_app,
     aetherling_large_slowdown
 );

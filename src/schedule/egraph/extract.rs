@@ -4,10 +4,13 @@
 //! number of body copies it instantiates, plus its children's costs. The greedy extractor
 //! computes, for every stream class, the least such cost by a Bellman-Ford style fixed point
 //! (the graph has cycles: relabels in both directions, reshapes between views), choosing
-//! the first cheapest node for ties. The chosen selection is then built as a DAG: a class
-//! used twice in one scope is built once (its area paid once), so the design's area is at
-//! most the extraction's tree cost.
+//! the first cheapest node for ties; the nodes due in each round of that fixed point are kept
+//! in bit sets over a compact copy of the graph ([`super::fixpoint`]). The chosen selection
+//! is then built as a DAG: a class used twice in one scope is built once (its area paid
+//! once), so the design's area is at most the extraction's tree cost.
 
+use super::fixpoint::Due;
+pub use super::fixpoint::Scan;
 use super::graph::{emit, How, StreamGraph};
 use crate::st::area::Weights;
 use crate::st::design::BodyId;
@@ -28,41 +31,70 @@ pub type Choice = Vec<(f64, Option<usize>)>;
 /// cost is its root's total, times the node's multiplicity. `input_ok(k, norm)` says
 /// whether program input `k` may be declared in a layout of normal form `norm`.
 pub fn choose(g: &StreamGraph, w: &Weights, input_ok: &dyn Fn(usize, &Layout) -> bool) -> Choice {
-    choose_from(g, w, input_ok, None).best
+    choose_on(g, &Scan::new(g, w), input_ok)
+}
+
+/// [`choose`] over the scan of `g` under the weights ([`Chosen::scan`]): the choices of
+/// one graph under different input constraints share it.
+pub fn choose_on(
+    g: &StreamGraph,
+    scan: &Scan,
+    input_ok: &dyn Fn(usize, &Layout) -> bool,
+) -> Choice {
+    choose_from(g, scan, input_ok, None).0
 }
 
 /// Persistent: a class's set is its first child's with a few classes added, sharing the
 /// rest, so a chain of n classes holds n log n entries rather than n^2 / 2.
 type Set = imbl::GenericHashMap<usize, f64, FxBuild, imbl::shared_ptr::DefaultSharedPtr>;
 
+/// The per-class sets of a choice.
+type Sets = Vec<Option<std::rc::Rc<Set>>>;
+
 /// A finished [`choose`]: its choice, the sets behind it and how many nodes each class had,
 /// so that a later choice over the same graph with nodes added ([`choose_more`]) starts from
-/// it.
+/// it, and the graph's scan, for later choices over the same graph ([`choose_on`]).
 pub struct Chosen {
     /// The choice per class.
     pub best: Choice,
-    sets: Vec<Option<std::rc::Rc<Set>>>,
+    /// The scan of the graph it was chosen on.
+    pub scan: Scan,
+    sets: Sets,
     nodes: Vec<usize>,
 }
 
 /// [`choose`] with every input allowed, keeping what [`choose_more`] needs.
 pub fn choose_all(g: &StreamGraph, w: &Weights) -> Chosen {
-    choose_from(g, w, &|_, _| true, None)
+    let scan = Scan::new(g, w);
+    let (best, sets, nodes) = choose_from(g, &scan, &|_, _| true, None);
+    Chosen {
+        best,
+        scan,
+        sets,
+        nodes,
+    }
 }
 
 /// [`choose_all`] after nodes were added to existing classes of the graph `before` was
 /// chosen on: only the new nodes and what they improve are evaluated again. A node's cost
 /// only falls when its children's do, so the earlier choice is where the fixed point resumes.
 pub fn choose_more(g: &StreamGraph, w: &Weights, before: Chosen) -> Chosen {
-    choose_from(g, w, &|_, _| true, Some(before))
+    let scan = Scan::new(g, w);
+    let (best, sets, nodes) = choose_from(g, &scan, &|_, _| true, Some(before));
+    Chosen {
+        best,
+        scan,
+        sets,
+        nodes,
+    }
 }
 
 fn choose_from(
     g: &StreamGraph,
-    w: &Weights,
+    scan: &Scan,
     input_ok: &dyn Fn(usize, &Layout) -> bool,
     start: Option<Chosen>,
-) -> Chosen {
+) -> (Choice, Sets, Vec<usize>) {
     use std::rc::Rc;
     let n = g.classes.len();
     let nodes: Vec<usize> = g.classes.iter().map(|c| c.nodes.len()).collect();
@@ -70,44 +102,43 @@ fn choose_from(
         Some(c) if c.best.len() == n => (c.best, c.sets, Some(c.nodes)),
         _ => (vec![(f64::INFINITY, None); n], vec![None; n], None),
     };
-    let own: Vec<Vec<f64>> = g
-        .classes
-        .iter()
-        .map(|c| c.nodes.iter().map(|nd| nd.own.scalar(w)).collect())
-        .collect();
-    // The round in which each class's choice last changed: a node whose children and body
-    // have not changed since its last evaluation cannot improve, and is skipped (the
-    // result is the same as re-evaluating it).
-    let mut stamp: Vec<Option<usize>> = vec![None; n];
-    for round in 0..=n.min(200) {
-        let mut changed = false;
-        let fresh = |k: usize, stamp: &[Option<usize>]| stamp[k].is_some_and(|r| r + 1 >= round);
-        for (ci, c) in g.classes.iter().enumerate().rev() {
-            'nodes: for (ni, nd) in c.nodes.iter().enumerate() {
-                let dirty = (round == 0 && old.as_ref().is_none_or(|o| ni >= o[ci]))
-                    || nd.kids.iter().any(|(k, _)| fresh(*k, &stamp))
-                    || nd.body.as_ref().is_some_and(|(b, _, _)| fresh(*b, &stamp));
-                if !dirty {
-                    continue;
-                }
-                if let How::Input(k) = *nd.how {
-                    if !input_ok(k, &c.key.norm) {
-                        continue;
+    // The fixed point is the one of rounds that scan every class from the last to the
+    // first and each class's nodes in order, evaluating a node when a child or its body
+    // changed since the node was last evaluated (within the round or in the one before),
+    // for at most `last` + 1 rounds. A node's result depends only on its children's and
+    // body's choices (and its class's best, which only falls), so evaluating it again with
+    // none of them changed changes nothing: `due` holds exactly the nodes such a scan
+    // would change anything with, and they are evaluated in the scan's order.
+    let last = n.min(200);
+    let mut due = Due::new(scan.node_count());
+    for (i, &(ci, ni)) in scan.at.iter().enumerate() {
+        if old.as_ref().is_none_or(|o| ni >= o[ci]) {
+            due.now(i);
+        }
+    }
+    for _round in 0..=last {
+        while let Some(i) = due.pop() {
+            let (ci, ni) = scan.at[i];
+            let kid_classes = scan.kids(i);
+            'node: {
+                if let Some(k) = scan.input[i] {
+                    if !input_ok(k, &g.classes[ci].key.norm) {
+                        break 'node;
                     }
                 }
-                let mut mine = own[ci][ni];
-                if let Some((b, _, _)) = &nd.body {
-                    mine += best[*b].0 * nd.mult as f64;
+                let mut mine = scan.own[i];
+                if let Some((b, mult)) = scan.body[i] {
+                    mine += best[b].0 * mult as f64;
                 }
                 if !mine.is_finite() {
-                    continue;
+                    break 'node;
                 }
                 // Union of the children's sets, starting from the largest.
-                let mut kids: Vec<&Rc<Set>> = Vec::with_capacity(nd.kids.len());
-                for (k, _) in &nd.kids {
-                    match &sets[*k] {
+                let mut kids: Vec<&Rc<Set>> = Vec::with_capacity(kid_classes.len());
+                for k in kid_classes {
+                    match &sets[*k as usize] {
                         Some(s) => kids.push(s),
-                        None => continue 'nodes,
+                        None => break 'node,
                     }
                 }
                 kids.sort_by_key(|s| std::cmp::Reverse(s.len()));
@@ -117,20 +148,19 @@ fn choose_from(
                 let mut extra: Vec<(usize, f64)> = Vec::new();
                 if let Some(first) = kids.first() {
                     if first.contains_key(&ci) {
-                        continue;
+                        break 'node;
                     }
-                    total += best[nd
-                        .kids
+                    total += best[kid_classes
                         .iter()
-                        .map(|(k, _)| *k)
+                        .map(|k| *k as usize)
                         .find(|k| sets[*k].as_ref().is_some_and(|s| Rc::ptr_eq(s, first)))
-                        .unwrap_or(nd.kids[0].0)]
+                        .unwrap_or(kid_classes[0] as usize)]
                     .0;
                     let mut met: HashSet<usize> = HashSet::default();
                     for s in &kids[1..] {
                         for (k, v) in s.iter() {
                             if *k == ci {
-                                continue 'nodes;
+                                break 'node;
                             }
                             if !first.contains_key(k) && met.insert(*k) {
                                 total += v;
@@ -145,16 +175,17 @@ fn choose_from(
                     u.insert(ci, mine);
                     best[ci] = (total, Some(ni));
                     sets[ci] = Some(Rc::new(u));
-                    stamp[ci] = Some(round);
-                    changed = true;
+                    for r in scan.readers(ci) {
+                        due.after(*r as usize, i);
+                    }
                 }
             }
         }
-        if !changed {
+        if !due.next_round() {
             break;
         }
     }
-    Chosen { best, sets, nodes }
+    (best, sets, nodes)
 }
 
 /// The normal forms each program input is used in by the selection rooted at `root`.

@@ -17,6 +17,7 @@
 
 pub mod explain;
 pub mod extract;
+mod fixpoint;
 pub mod graph;
 #[cfg(feature = "lp")]
 pub mod ilp;
@@ -30,7 +31,7 @@ use crate::seq::Program;
 use crate::st::area::{area, Area, Weights};
 use crate::st::{Design, Layout};
 use crate::util::par::par_map;
-use extract::{choose, improve, used_inputs, Builder, Choice};
+use extract::{improve, used_inputs, Builder, Choice};
 use graph::{Bounds, StreamGraph};
 use std::collections::BTreeMap;
 
@@ -435,7 +436,8 @@ fn schedule_direct(
     o.progress.phase(|| format!("s={s}: extraction"));
     let first = extract::choose_all(&g, &o.weights);
     g.connect_views(&|i| first.best[i].0, VIEW_SOURCES);
-    let free = extract::choose_more(&g, &o.weights, first).best;
+    let more = extract::choose_more(&g, &o.weights, first);
+    let free = &more.best;
     let mut order: Vec<(usize, Layout)> = Vec::new();
     for (root, out) in &roots {
         if !order.iter().any(|(r, _)| r == root) {
@@ -457,7 +459,7 @@ fn schedule_direct(
     let mut ok = 0;
     for (root, out) in &order {
         tried += 1;
-        match schedule_root(p, s, &g, &free, *root, out, o) {
+        match schedule_root(p, s, &g, &more, *root, out, o) {
             Ok((design, cost, inputs, explanation)) => {
                 ok += 1;
                 let rep = area(&design);
@@ -542,20 +544,21 @@ fn schedule_direct(
 }
 
 /// Extracts and builds the design of one root: each input is constrained to one layout
-/// (trying, per input, each layout the unconstrained extraction used).
+/// (trying, per input, each layout the unconstrained extraction `chosen` used).
 fn schedule_root(
     p: &Program,
     s: u64,
     g: &StreamGraph,
-    free: &Choice,
+    chosen: &extract::Chosen,
     root: usize,
     out: &Layout,
     o: &Options,
 ) -> Result<(Design, f64, Vec<Layout>, Option<explain::Explanation>), String> {
     let w = &o.weights;
+    let free = &chosen.best;
     let mut fixed: Vec<Option<Layout>> = vec![None; p.inputs.len()];
     let run = |fixed: &[Option<Layout>]| -> Choice {
-        choose(g, w, &|k, norm| match fixed.get(k) {
+        extract::choose_on(g, &chosen.scan, &|k, norm| match fixed.get(k) {
             Some(Some(f)) => f.normalize() == *norm,
             _ => true,
         })
