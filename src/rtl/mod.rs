@@ -25,6 +25,7 @@ pub mod movement;
 pub mod netlist;
 pub mod scope;
 pub mod sim;
+pub mod stall;
 pub mod synth;
 pub mod tb;
 pub mod tools;
