@@ -202,6 +202,35 @@ fn tessera(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = tessera(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// The commands agree too: `tessera schedule --slowdown 3` (pipelined for the default
+/// clock) gives sharpen the stalled s = 2 design, of the area explore's row for 3 lists.
+#[test]
+fn the_commands_agree_on_a_stalled_design() {
+    let file = "examples/sharpen.seq";
+    let alone = json(&["schedule", file, "--slowdown", "3", "--json"]);
+    let rows = json(&[
+        "explore",
+        file,
+        "--slowdowns",
+        "2,3",
+        "--no-baseline",
+        "--json",
+    ]);
+    let row = &rows["rows"][1];
+    assert_eq!(row["slowdown"], 3);
+    assert_eq!(row["burst"]["stalled_to"], 3, "{row}");
+    assert_eq!(row["area"], alone["area"]["scalar"]);
+    let (code, _, err) = tessera(&["schedule", file, "--slowdown", "3"]);
+    assert_eq!(code, 0);
+    assert!(err.contains("the s=2 design stalled to 3"), "{err}");
+}
+
 fn work(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("schedule_stall")
