@@ -88,7 +88,10 @@ fn stalled_designs_simulate_and_cost_their_control() {
             stalled += 1;
         }
         eprintln!("{file}: {stalled} designs stalled");
-        assert!(stalled > 0, "{file}: no design stalled");
+        let apart = list
+            .iter()
+            .any(|s| list.iter().any(|t| t > s && t % s != 0));
+        assert!(stalled > 0 || !apart, "{file}: no design stalled");
     }
 }
 

@@ -301,7 +301,11 @@ fn schedule_memo(
     if !o.burst || o.output.is_some() {
         return best;
     }
-    for from in burst_sources(p, s, listed) {
+    // bursts before stalls: on a tie the burst is kept, it needs no control
+    let (bursts, stalls): (Vec<u64>, Vec<u64>) = burst_sources(p, s, listed)
+        .into_iter()
+        .partition(|d| s.is_multiple_of(*d));
+    for from in bursts.into_iter().chain(stalls) {
         let Ok(base) = direct(p, from, o, memo).clone() else {
             continue;
         };
