@@ -309,6 +309,17 @@ fn schedule_memo(
         let Ok(base) = direct(p, from, o, memo).clone() else {
             continue;
         };
+        // a burst costs its source's area, a stall that plus its control (and a FIFO if
+        // it must delay the output): skip what cannot beat the best so far
+        let floor = if s.is_multiple_of(from) {
+            base.area
+        } else {
+            let e = super::stall::stall_target(from, s);
+            base.area + crate::st::stall::control_area(from, e - from).scalar(&o.weights)
+        };
+        if best.as_ref().is_ok_and(|b| b.area <= floor + 1e-9) {
+            continue;
+        }
         let name = format!("{}_s{s}", p.name);
         let made = if s.is_multiple_of(from) {
             burst(&base.design, s / from, &name).map(|d| {
