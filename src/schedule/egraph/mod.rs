@@ -251,7 +251,8 @@ const VIEW_SOURCES: usize = 2;
 /// that do not (each costs one more schedule); with a `listed` set (explore's), also the
 /// listed ones below `s`, so the front shown is monotone along multiples and every listed
 /// slowdown below `s` is tried. So `schedule` at `s` and explore's row for `s` are the
-/// same design whenever the listed slowdowns are default ones.
+/// same design whenever the listed slowdowns are default ones and at most
+/// [`ALL_SOURCES`] default slowdowns lie below `s`.
 pub fn burst_sources(p: &Program, s: u64, listed: Option<&[u64]>) -> Vec<u64> {
     let below: Vec<u64> = default_slowdowns(p)
         .into_iter()
