@@ -172,7 +172,8 @@ enum Command {
         /// scheduled sequence term, then each lowering to a space-time operator.
         #[arg(long)]
         explain: bool,
-        /// Do not try the designs of faster slowdowns run in bursts (egraph strategy).
+        /// Do not try the designs of faster slowdowns run in bursts or stalled (egraph
+        /// strategy).
         #[arg(long)]
         no_burst: bool,
         /// With the e-graph strategy: extract the top scope exactly by ILP (needs a build

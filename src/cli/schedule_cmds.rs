@@ -143,12 +143,9 @@ pub struct ScheduleArgs<'a> {
 }
 
 fn got_egraph(g: egraph::Scheduled, s: u64) -> Got {
-    let burst = g.burst.map_or(String::new(), |b| {
-        format!(
-            "; the design of slowdown {} run in bursts of 1 in {}",
-            b.from, b.factor
-        )
-    });
+    let burst = g
+        .burst
+        .map_or(String::new(), |b| format!("; {}", b.describe()));
     Got {
         summary: format!(
             "e-graph {} e-nodes / {} e-classes, stream graph {} nodes / {} classes{}, {} of {} roots built{burst}",
@@ -519,7 +516,7 @@ pub fn explore(
             r.output,
             match (&r.error, r.burst) {
                 (Some(e), _) => format!("  ({})", one_line(e)),
-                (None, Some(b)) => format!("  (the s={} design in bursts)", b.from),
+                (None, Some(b)) => format!("  ({})", b.describe()),
                 (None, None) => String::new(),
             } + if r.truncated && r.error.is_none() {
                 "  (search truncated)"
@@ -602,7 +599,14 @@ impl Explained {
         for l in &self.lowering {
             s.push_str(&format!(";   {l}\n"));
         }
-        if let Some(b) = self.burst {
+        if let Some(b) = self.burst.filter(|b| b.stalled_to.is_some()) {
+            s.push_str(&format!(
+                ";\n; Then {}: held {} of every {} clocks by a clock enable (the same hardware plus its counter).\n",
+                b.describe(),
+                b.stalled_to.unwrap_or(b.from) - b.from,
+                b.stalled_to.unwrap_or(b.from),
+            ));
+        } else if let Some(b) = self.burst {
             s.push_str(&format!(
                 ";\n; Then run in bursts: the design of slowdown {} mapped by map_t 1 {} (the same hardware, idle {} of every {} periods).\n",
                 b.from,

@@ -70,7 +70,8 @@ clock. The small apps use the paper's slowdowns (`../shared/reference/benchmarks
 - **e-graph**: the model area (`st::area`, scalar in LUT equivalents, `docs/area-model.md`) of \
 Tessera's e-graph scheduler at the slowdown, with bursts from the app's other slowdowns (the \
 design `tessera explore --slowdowns` gives); `*` marks the Pareto rows of the app, `burst F×K` a \
-design of slowdown F run once every K periods.
+design of slowdown F run once every K periods, `stall F→E×K` a design of slowdown F held to E \
+clocks per period by a clock enable, then run once every K periods.
 - **vector**: the same design's model vector: logic / flip-flop bits / RAM bits / DSPs.
 - **baseline**: the model area of Aetherling's algorithm (`--strategy aetherling`); \
 **vs baseline**: e-graph area / baseline area − 1.
@@ -127,7 +128,10 @@ fn row_cells(r: &Row, yosys: bool) -> Vec<String> {
         mark.push('*');
     }
     if let Some(b) = r.burst {
-        mark.push_str(&format!(" burst {}×{}", b.from, b.factor));
+        match b.stalled_to {
+            None => mark.push_str(&format!(" burst {}×{}", b.from, b.factor)),
+            Some(e) => mark.push_str(&format!(" stall {}→{e}×{}", b.from, b.factor)),
+        }
     }
     let vs = match (&r.egraph, &r.baseline) {
         (Some(g), Some(b)) if b.area > 0.0 => format!("{:+.1}%", (g.area / b.area - 1.0) * 100.0),

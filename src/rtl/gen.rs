@@ -348,6 +348,27 @@ impl<'d> Emitter<'d> {
                 sc.m.instance(&module, &format!("u{}", id.index()), &conns);
                 (o, "map-instance", out_known)
             }
+            StOp::Stall { body, idle, .. } => {
+                let all: Vec<Vec<Known>> = (0..node.args.len()).map(|k| kn(k).clone()).collect();
+                let (module, out_known) = self.body_module(*body, all)?;
+                let lat = self.node_lat(node.args[0])?;
+                let start = sc.started(lat);
+                let clk = super::stall::gated_clock(
+                    sc,
+                    name,
+                    lat,
+                    d.layout(d.body(*body).root).clocks(),
+                    *idle,
+                );
+                let o = sc.m.wire(name.to_string(), width(&layout));
+                let mut conns = vec![("clk".to_string(), clk), ("start".to_string(), start)];
+                for k in 0..node.args.len() {
+                    conns.push((format!("a{k}"), arg(k).e()));
+                }
+                conns.push(("o".to_string(), o.e()));
+                sc.m.instance(&module, &format!("u{}", id.index()), &conns);
+                (o, "stall-instance", out_known)
+            }
             StOp::ReduceS { n, body, regs } => {
                 let x = arg(0);
                 let w = width(&layout);

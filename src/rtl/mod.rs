@@ -26,6 +26,7 @@ pub mod movement;
 pub mod netlist;
 pub mod scope;
 pub mod sim;
+pub mod stall;
 pub mod synth;
 pub mod tb;
 pub mod tools;

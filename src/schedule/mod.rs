@@ -6,3 +6,4 @@ pub mod egraph;
 pub mod lower;
 pub mod lowering;
 pub mod slowdown;
+pub mod stall;

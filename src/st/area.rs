@@ -145,9 +145,10 @@ fn scope_area(d: &Design, root: NodeId, mult: u64, r: &mut AreaReport) {
                 scope_area(d, d.body(*body).root, mult * n, r)
             }
             StOp::ReduceS { n, body, .. } => scope_area(d, d.body(*body).root, mult * (n - 1), r),
-            StOp::MapT { body, .. } | StOp::Map2T { body, .. } | StOp::ReduceT { body, .. } => {
-                scope_area(d, d.body(*body).root, mult, r)
-            }
+            StOp::MapT { body, .. }
+            | StOp::Map2T { body, .. }
+            | StOp::ReduceT { body, .. }
+            | StOp::Stall { body, .. } => scope_area(d, d.body(*body).root, mult, r),
             _ => {}
         }
     }
@@ -256,6 +257,9 @@ pub fn own_area(d: &Design, id: NodeId) -> Area {
             let elem = d.layout(d.body(*body).root);
             let w = elem.bits_per_clock();
             storage(elem.valid_clocks(), w) + mux(2, w) + counter(out.clocks())
+        }
+        StOp::Stall { idle, body, .. } => {
+            super::stall::control_area(d.layout(d.body(*body).root).clocks(), *idle)
         }
         StOp::Fifo { layout, delay } => {
             let s = storage(*delay, layout.bits_per_clock());

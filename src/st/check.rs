@@ -203,6 +203,20 @@ pub fn signature(
                 _ => (vec![sseq(*n, r.clone())], sseq(1, r)),
             })
         }
+        StOp::Stall { idle, body, inputs } => {
+            positive(&[*idle])?;
+            let b = d.body(*body);
+            if !(1..=2).contains(inputs) || b.params.len() != *inputs as usize {
+                return Err(err(format!(
+                    "a stall takes one or two inputs, as many as its function's parameters; it has {inputs} inputs and the function {} parameters",
+                    b.params.len()
+                )));
+            }
+            let r = d.layout(b.root);
+            let pad = |l: &Layout| super::stall::pad(l, *idle).map_err(err);
+            let ins = b.params.iter().map(pad).collect::<Result<Vec<_>, _>>()?;
+            Ok((ins, pad(r)?))
+        }
         StOp::UpS { n, elem } => {
             positive(&[*n])?;
             Ok((vec![sseq(1, elem.clone())], sseq(*n, elem.clone())))

@@ -432,7 +432,8 @@ pub(crate) fn set_body(op: &mut StOp, nb: BodyId) {
         | StOp::Map2S { body, .. }
         | StOp::Map2T { body, .. }
         | StOp::ReduceS { body, .. }
-        | StOp::ReduceT { body, .. } => *body = nb,
+        | StOp::ReduceT { body, .. }
+        | StOp::Stall { body, .. } => *body = nb,
         _ => {}
     }
 }

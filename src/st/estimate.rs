@@ -40,6 +40,7 @@ pub fn tabled(op: &StOp) -> bool {
             | StOp::Map2T { .. }
             | StOp::ReduceS { .. }
             | StOp::ReduceT { .. }
+            | StOp::Stall { .. }
     )
 }
 

@@ -269,6 +269,11 @@ pub fn own_latency(d: &Design, id: NodeId, start: u64, body: Option<u64>) -> Res
         StOp::MapS { .. } | StOp::MapT { .. } | StOp::Map2S { .. } | StOp::Map2T { .. } => {
             start + bl
         }
+        StOp::Stall { idle, body, .. } => {
+            let out = d.layout(d.body(*body).root);
+            start
+                + super::stall::latency(bl, out, *idle).map_err(|e| format!("{}: {e}", node.op))?
+        }
         StOp::ReduceS { body, .. } | StOp::ReduceT { body, .. } => {
             if bl != 0 {
                 return Err(format!(

@@ -291,6 +291,19 @@ impl<'d> Words<'d> {
                 }
                 lanes
             }
+            StOp::Stall { body, .. } => {
+                // the body runs on its own gated clock: its registers merge among
+                // themselves, not with the scope's, and its result is new words
+                let b = d.body(*body);
+                let params: Vec<Vec<Wire>> = b
+                    .params
+                    .clone()
+                    .iter()
+                    .map(|p| self.fresh_lanes(p))
+                    .collect();
+                self.scope(b.root, &[], &params);
+                self.fresh_lanes(out)
+            }
             StOp::MapT { body, .. } | StOp::Map2T { body, .. } => {
                 let all: Vec<Vec<Wire>> = (0..node.args.len()).map(|k| arg(k).clone()).collect();
                 self.scope(d.body(*body).root, &[], &all)

@@ -8,6 +8,7 @@
 //! - [`latency`]: per-node latency and latency-matching FIFO insertion;
 //! - [`pipeline`], [`late_rows`]: pipeline registers for a clock;
 //! - [`sim`]: a clock-by-clock simulator, compared with the interpreter by [`verify`];
+//! - [`stall`]: a design run at a slower slowdown by a clock enable;
 //! - [`area`]: the area model used to rank designs, [`merged`]: the pipeline registers
 //!   synthesis merges with registers the design already has;
 //! - [`text`]: the `.st` file format (`docs/space-time.md`).
@@ -26,6 +27,7 @@ pub mod op;
 pub mod perm;
 pub mod pipeline;
 pub mod sim;
+pub mod stall;
 pub mod stream;
 pub mod text;
 pub mod verify;

@@ -167,6 +167,17 @@ pub enum StOp {
     },
     /// `FIFO t d`: the whole stream delayed by `delay` clocks.
     Fifo { layout: Layout, delay: u64 },
+    /// `stall k f`: the body `f` (slowdown `s`, one or two parameters) clock-enabled for
+    /// the first `s` clocks of every `s + idle` and held for the other `idle`, so the
+    /// design of slowdown `s` serves slowdown `s + idle` (`super::stall`).
+    Stall {
+        /// Clocks the body is held in every period.
+        idle: u64,
+        /// The function run, with its own (slowdown `s`) layouts.
+        body: BodyId,
+        /// Its number of parameters (1 or 2).
+        inputs: u8,
+    },
 }
 
 impl StOp {
@@ -179,6 +190,7 @@ impl StOp {
             | StOp::STupleAppend
             | StOp::Map2S { .. }
             | StOp::Map2T { .. } => 2,
+            StOp::Stall { inputs, .. } => *inputs as usize,
             _ => 1,
         }
     }
@@ -191,7 +203,8 @@ impl StOp {
             | StOp::Map2S { body, .. }
             | StOp::Map2T { body, .. }
             | StOp::ReduceS { body, .. }
-            | StOp::ReduceT { body, .. } => Some(*body),
+            | StOp::ReduceT { body, .. }
+            | StOp::Stall { body, .. } => Some(*body),
             _ => None,
         }
     }
@@ -261,6 +274,7 @@ impl StOp {
             StOp::Reshape { .. } => "reshape",
             StOp::Transpose { .. } => "transpose",
             StOp::Fifo { .. } => "fifo",
+            StOp::Stall { .. } => "stall",
         }
     }
 
@@ -409,6 +423,7 @@ impl fmt::Display for StOp {
             StOp::Reshape { from, to } => write!(f, "{name} {from} {to}"),
             StOp::Transpose { no, ni, from, to } => write!(f, "{name} {no} {ni} {from} {to}"),
             StOp::Fifo { layout, delay } => write!(f, "{name} {layout} {delay}"),
+            StOp::Stall { idle, .. } => write!(f, "{name} {idle}"),
             _ => f.write_str(name),
         }
     }

@@ -311,6 +311,14 @@ impl Elaborator {
                 let bodies = (0..*n).map(|_| self.scope(d, b.root, false)).collect();
                 Kind::MapS { bodies, widths }
             }
+            StOp::Stall { idle, body, .. } => Kind::Stall(Stalled {
+                body: Box::new(self.scope(d, d.body(*body).root, false)),
+                clocks: d.layout(d.body(*body).root).clocks(),
+                idle: *idle,
+                start: None,
+                enabled_clocks: 0,
+                out_started: false,
+            }),
             StOp::MapT { body, .. } | StOp::Map2T { body, .. } => {
                 Kind::MapT(Box::new(self.scope(d, d.body(*body).root, false)))
             }
@@ -405,6 +413,7 @@ enum Kind {
         widths: Vec<usize>,
     },
     MapT(Box<ScopeInst>),
+    Stall(Stalled),
     ReduceS {
         bodies: Vec<ScopeInst>,
         width: usize,
@@ -422,6 +431,44 @@ enum Kind {
         start: Option<u64>,
     },
     Move(Mover),
+}
+
+/// A running `stall`: its body lives on its own clock, which ticks only on the enabled
+/// clocks, so the body sees exactly its own schedule.
+struct Stalled {
+    body: Box<ScopeInst>,
+    /// The body's clocks per period.
+    clocks: u64,
+    idle: u64,
+    /// The clock the stall's inputs started.
+    start: Option<u64>,
+    /// The body's clocks so far: its time.
+    enabled_clocks: u64,
+    out_started: bool,
+}
+
+impl Stalled {
+    fn step(&mut self, t: u64, started: bool, args: &[Sig], viol: &mut Vec<String>) -> Sig {
+        if started && self.start.is_none() {
+            self.start = Some(t);
+        }
+        let on = match self.start {
+            Some(s) => super::stall::enabled(t - s, self.clocks, self.idle),
+            None => true,
+        };
+        if !on {
+            let lanes = self.body.vals.last().map_or(0, |v| v.lanes.len());
+            return Sig {
+                started: self.out_started,
+                lanes: vec![Lane::Poison; lanes],
+            };
+        }
+        let v = self.enabled_clocks;
+        self.enabled_clocks += 1;
+        let out = self.body.step(v, started, args, viol);
+        self.out_started = out.started;
+        out
+    }
 }
 
 impl ScopeInst {
@@ -556,6 +603,12 @@ impl Kind {
             Kind::MapT(body) => {
                 let args: Vec<Sig> = ins.iter().map(|s| (*s).clone()).collect();
                 body.step(t, all_started, &args, viol)
+            }
+            Kind::Stall(st) => {
+                let args: Vec<Sig> = ins.iter().map(|s| (*s).clone()).collect();
+                let mut out = st.step(t, all_started, &args, viol);
+                out.lanes.resize(lanes, Lane::Poison);
+                out
             }
             Kind::ReduceS {
                 bodies,

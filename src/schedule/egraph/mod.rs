@@ -55,8 +55,9 @@ pub struct Options {
     /// CBC's time limit per candidate output layout, in seconds: a layout whose ILP has
     /// no proven optimum by then gets no design (it fails with a message saying so).
     pub exact_seconds: f64,
-    /// Also try the designs of faster slowdowns (the divisors of `s` among the default
-    /// slowdowns) run in bursts ([`crate::schedule::burst`]), keeping the smaller.
+    /// Also try the designs of faster slowdowns ([`burst_sources`]) run in bursts
+    /// ([`crate::schedule::burst`]) or stalled ([`crate::schedule::stall`]), keeping the
+    /// smaller.
     pub burst: bool,
     /// [`explore`] also schedules each slowdown with the Aetherling baseline, for its area.
     pub baseline: bool,
@@ -131,19 +132,36 @@ pub struct Scheduled {
     pub input_layouts: Vec<Layout>,
     /// The chosen output layout.
     pub output_layout: Layout,
-    /// If the design is a faster slowdown's design run in bursts: which one.
+    /// If the design is a faster slowdown's design run in bursts or stalled: which one.
     pub burst: Option<Burst>,
     /// With [`Options::explain`]: the sequence term and the lowering.
     pub explanation: Option<explain::Explanation>,
 }
 
-/// A design of slowdown `from` run once every `factor` periods ([`crate::schedule::burst`]).
+/// A design of slowdown `from` run once every `factor` periods ([`crate::schedule::burst`]),
+/// after being stalled to `stalled_to` clocks per period ([`crate::schedule::stall`]) if
+/// `from` does not divide the slowdown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Burst {
     /// The slowdown of the design that runs in bursts.
     pub from: u64,
-    /// The burst factor: the slowdown is `from * factor`.
+    /// The burst factor: the slowdown is `from * factor`, or `stalled_to * factor`.
     pub factor: u64,
+    /// The slowdown the design is stalled to first, if any.
+    pub stalled_to: Option<u64>,
+}
+
+impl Burst {
+    /// How the design is made, for messages: `the s=2 design in bursts of 1 in 3`, `the
+    /// s=2 design stalled to 3` (`then in bursts of 1 in 3`).
+    pub fn describe(&self) -> String {
+        let bursts = format!("in bursts of 1 in {}", self.factor);
+        match self.stalled_to {
+            None => format!("the s={} design {bursts}", self.from),
+            Some(e) if self.factor == 1 => format!("the s={} design stalled to {e}", self.from),
+            Some(e) => format!("the s={} design stalled to {e}, then {bursts}", self.from),
+        }
+    }
 }
 
 /// What schedules of one program share: the designs already scheduled directly (without
@@ -163,7 +181,7 @@ impl Memo {
 }
 
 /// Schedules `p` at slowdown `s`: the least-area design of the stream graph of `s`, or,
-/// with [`Options::burst`], a faster slowdown's design run in bursts if that is smaller
+/// with [`Options::burst`], a faster slowdown's design run in bursts or stalled if that is smaller
 /// (ties keep the direct design).
 pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
     schedule_memo(p, s, o, None, &mut Memo::new())
@@ -216,34 +234,43 @@ pub fn derivation(
     })
 }
 
-/// How many of the largest proper divisors [`burst_sources`] tries alone.
+/// How many of the largest default slowdowns below `s` that divide it, and that do not,
+/// [`burst_sources`] takes when there are more than [`ALL_SOURCES`].
 const BURST_SOURCES: usize = 4;
+
+/// Up to this many default slowdowns below `s`, [`burst_sources`] takes them all, so that
+/// `schedule` at `s` gives the design `explore` lists for `s`.
+const ALL_SOURCES: usize = 16;
 
 /// How many of a value's cheapest layouts (per clock count) feed its other layouts through
 /// reshapes after the graph is built ([`StreamGraph::connect_views`]).
 const VIEW_SOURCES: usize = 2;
 
-/// The slowdowns whose designs may run in bursts at `s`. With a `listed` set of slowdowns
-/// (explore's), the listed ones that properly divide `s`: the front shown is then monotone
-/// along multiples, and no slowdown outside the list is scheduled. Alone, the
-/// [`BURST_SOURCES`] largest default slowdowns properly dividing `s` (each costs one more
-/// schedule).
+/// The slowdowns whose designs may serve `s` in bursts (those dividing `s`) or stalled
+/// ([`crate::schedule::stall`], the others): every default slowdown below `s` if there are
+/// at most [`ALL_SOURCES`], else the [`BURST_SOURCES`] largest that divide `s` and as many
+/// that do not (each costs one more schedule); with a `listed` set (explore's), also the
+/// listed ones below `s`, so the front shown is monotone along multiples and every listed
+/// slowdown below `s` is tried. So `schedule` at `s` and explore's row for `s` are the
+/// same design whenever the listed slowdowns are default ones and at most
+/// [`ALL_SOURCES`] default slowdowns lie below `s`.
 pub fn burst_sources(p: &Program, s: u64, listed: Option<&[u64]>) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::new();
-    if let Some(list) = listed {
-        out.extend(
-            list.iter()
-                .copied()
-                .filter(|d| *d < s && s.is_multiple_of(*d)),
-        );
+    let below: Vec<u64> = default_slowdowns(p)
+        .into_iter()
+        .filter(|d| *d < s)
+        .collect();
+    let mut out: Vec<u64> = if below.len() <= ALL_SOURCES {
+        below
     } else {
-        let mut below: Vec<u64> = default_slowdowns(p)
-            .into_iter()
-            .filter(|d| *d < s && s.is_multiple_of(*d))
-            .collect();
-        below.reverse();
-        below.truncate(BURST_SOURCES);
-        out.extend(below);
+        let (divide, other): (Vec<u64>, Vec<u64>) =
+            below.iter().partition(|d| s.is_multiple_of(**d));
+        let last = |v: &[u64]| v[v.len().saturating_sub(BURST_SOURCES)..].to_vec();
+        let mut v = last(&divide);
+        v.extend(last(&other));
+        v
+    };
+    if let Some(list) = listed {
+        out.extend(list.iter().copied().filter(|d| *d < s));
     }
     out.sort_unstable();
     out.dedup();
@@ -276,12 +303,46 @@ fn schedule_memo(
     if !o.burst || o.output.is_some() {
         return best;
     }
-    for from in burst_sources(p, s, listed) {
+    // bursts before stalls: on a tie the burst is kept, it needs no control
+    let (bursts, stalls): (Vec<u64>, Vec<u64>) = burst_sources(p, s, listed)
+        .into_iter()
+        .partition(|d| s.is_multiple_of(*d));
+    for from in bursts.into_iter().chain(stalls) {
         let Ok(base) = direct(p, from, o, memo).clone() else {
             continue;
         };
-        let factor = s / from;
-        let Ok(design) = burst(&base.design, factor, &format!("{}_s{s}", p.name)) else {
+        // a burst costs its source's area, a stall that plus its control (and a FIFO if
+        // it must delay the output): skip what cannot beat the best so far
+        let floor = if s.is_multiple_of(from) {
+            base.area
+        } else {
+            let e = super::stall::stall_target(from, s);
+            base.area + crate::st::stall::control_area(from, e - from).scalar(&o.weights)
+        };
+        if best.as_ref().is_ok_and(|b| b.area <= floor + 1e-9) {
+            continue;
+        }
+        let name = format!("{}_s{s}", p.name);
+        let made = if s.is_multiple_of(from) {
+            burst(&base.design, s / from, &name).map(|d| {
+                let b = Burst {
+                    from,
+                    factor: s / from,
+                    stalled_to: None,
+                };
+                (d, b)
+            })
+        } else {
+            super::stall::stall_to(&base.design, s, &name).map(|(d, e)| {
+                let b = Burst {
+                    from,
+                    factor: s / e,
+                    stalled_to: Some(e),
+                };
+                (d, b)
+            })
+        };
+        let Ok((design, how)) = made else {
             continue;
         };
         let rep = area(&design);
@@ -296,7 +357,7 @@ fn schedule_memo(
             extracted_cost: base.extracted_cost,
             input_layouts: design.inputs.iter().map(|i| i.layout.clone()).collect(),
             output_layout: design.output_layout().clone(),
-            burst: Some(Burst { from, factor }),
+            burst: Some(how),
             explanation: base.explanation.clone(),
             design,
             ..sizes.clone()
@@ -680,7 +741,7 @@ pub struct Row {
     pub inputs: Vec<String>,
     /// Chosen output layout (text).
     pub output: String,
-    /// Set when the row's design is a faster slowdown's design run in bursts.
+    /// Set when the row's design is a faster slowdown's design run in bursts or stalled.
     pub burst: Option<Burst>,
     /// The stream graph of the row's design reached its node bound before every class was
     /// lowered: a smaller design may exist outside the part searched.

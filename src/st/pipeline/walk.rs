@@ -265,6 +265,16 @@ impl<'d> Walk<'d> {
                 let n = self.out.add(op, &ids)?;
                 Ok(Signal { node: n, ..res })
             }
+            StOp::Stall { body, .. } => {
+                // no registers inside: they would move the body's output within its
+                // period, which a stall must keep (`st::stall`); the body comes pipelined
+                let (nb, res) = self.body(*body, &args, false)?;
+                let mut op = node.op.clone();
+                set_body(&mut op, nb);
+                let ids: Vec<NodeId> = args.iter().map(|a| a.node).collect();
+                let n = self.out.add(op, &ids)?;
+                Ok(Signal { node: n, ..res })
+            }
             StOp::ReduceS { n, body, regs } => self.reduce_s(*n, *body, regs, args, may_register),
             StOp::ReduceT { body, .. } => {
                 let pair = self.pair_param(&args[0]);

@@ -242,6 +242,10 @@ impl Writer<'_> {
                 items.push(num(*i));
                 items.push(self.body_doc(*body, depth));
             }
+            StOp::Stall { idle, body, .. } => {
+                items.push(num(*idle));
+                items.push(self.body_doc(*body, depth));
+            }
             op => items.extend(params_doc(op)),
         }
         if !self.shallow {

@@ -32,7 +32,9 @@ impl Parser<'_> {
             "atuple" => StOp::ATuple,
             "stuple" => StOp::STuple,
             "stupleappend" => StOp::STupleAppend,
-            "maps" | "mapt" | "map2s" | "map2t" | "reduces" | "reducet" => return Ok(None),
+            "maps" | "mapt" | "map2s" | "map2t" | "reduces" | "reducet" | "stall" => {
+                return Ok(None)
+            }
             "const" => {
                 let layout = self.layout(
                     c.next()
@@ -292,6 +294,9 @@ impl Parser<'_> {
         extra: &[NodeId],
     ) -> Result<NodeId, Diagnostic> {
         let form = c.form;
+        if key == "stall" {
+            return self.stall(sx, c, env, extra);
+        }
         let n = self.num(c.next(), form, "n")?;
         let timed = key.ends_with('t');
         let i = if timed {
@@ -361,6 +366,49 @@ impl Parser<'_> {
             "map2t" => StOp::Map2T { n, i, body },
             "reduces" => StOp::ReduceS { n, body, regs },
             _ => StOp::ReduceT { n, i, body },
+        };
+        self.d.add(op, &args).map_err(|m| self.err(sx.pos, m))
+    }
+
+    /// `(stall K F x [y])`: the function's parameters are the inputs' layouts without the
+    /// `K` idle clocks.
+    fn stall(
+        &mut self,
+        sx: &Sexp,
+        c: &mut Cursor<'_>,
+        env: &Env,
+        extra: &[NodeId],
+    ) -> Result<NodeId, Diagnostic> {
+        let form = c.form;
+        let idle = self.num(c.next(), form, "idle clocks")?;
+        let f = c
+            .next()
+            .ok_or_else(|| self.err(form.pos, "stall: missing the function"))?;
+        let mut args = Vec::new();
+        for a in c.rest() {
+            args.push(self.expr(a, env)?);
+        }
+        args.extend_from_slice(extra);
+        if !(1..=2).contains(&args.len()) {
+            return Err(self.err(
+                sx.pos,
+                format!(
+                    "`{}` takes 1 or 2 inputs, found {}",
+                    form.excerpt(30),
+                    args.len()
+                ),
+            ));
+        }
+        let params = args
+            .iter()
+            .map(|a| crate::st::stall::unpad(self.d.layout(*a), idle))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| self.err(sx.pos, format!("stall: {m}")))?;
+        let body = self.function(f, params)?;
+        let op = StOp::Stall {
+            idle,
+            body,
+            inputs: args.len() as u8,
         };
         self.d.add(op, &args).map_err(|m| self.err(sx.pos, m))
     }
