@@ -106,40 +106,72 @@ pub fn identity_latency(input: &Layout, output: &Layout) -> Option<u64> {
     )
 }
 
-/// The sources of an identity map between two single-lane layouts at `latency` (at least
-/// its least latency): the number of distinct delays `tout(o) + latency - tin(o)` its one
-/// output lane reads, and the largest. `None` when a layout has more than one lane, the
-/// digits cross, or the delays' digit coefficients are not superincreasing.
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The sources of an identity map into a single-lane layout at `latency` (at least its
+/// least latency): the number of distinct (input lane, delay `tout(o) + latency - tin(o)`)
+/// pairs its one output lane reads, and the sum over input lanes of the largest delay each
+/// is read at. `None` when the output has more than one lane, the digits cross, or the
+/// delays' time-digit coefficients neither fill a range nor grow as a mixed radix.
 ///
 /// The delay is `latency + Σ (b_j - a_j)·e_j` over the common refinement's digits
-/// `e_j < f_j`. When every coefficient's size exceeds what all smaller ones can add up to
-/// (`|c_j| > Σ_{|c_i| < |c_j|} |c_i|·(f_i - 1)`), two digit vectors that differ give
-/// different delays (their highest differing digit decides), so the count is the product of
-/// the lengths of the digits with a nonzero coefficient.
+/// `e_j < f_j`; the input's lanes are its digits without a clock step (`a_j = 0`), a mixed
+/// radix, so a pair is one setting of them and a delay of the other digits. Taking the
+/// other coefficients by size (over their common factor), the sums of the smaller ones so
+/// far lie in `0 ..= R`: if they are all of it and the next `|c|` is at most `R + 1`, its
+/// `f` shifted copies still fill a range; if `|c|` exceeds `R` they are disjoint (`f` times
+/// the count); otherwise the closed form declines. The count is that times the lanes. A lane's largest
+/// delay adds `b_j·e_j` of its lane digits to the others' largest, summed over the lanes.
 pub fn identity_sources(input: &Layout, output: &Layout, latency: u64) -> Option<(u64, u64)> {
-    if input.lanes() != 1 || output.lanes() != 1 {
+    if output.lanes() != 1 {
         return None;
     }
     let digits = refinement(input, output)?;
+    let lanes: u64 = digits.iter().filter(|d| d.1 == 0).map(|d| d.0).product();
     let mut terms: Vec<(u64, u64)> = digits
         .iter()
-        .filter(|&&(_, a, b)| a != b)
+        .filter(|&&(_, a, b)| a != 0 && a != b)
         .map(|&(f, a, b)| (a.abs_diff(b), f))
         .collect();
+    // a negative coefficient counts as its size (`e -> f - 1 - e`), a common factor not
+    let g = terms.iter().fold(0, |g, t| gcd(g, t.0));
     terms.sort_unstable();
-    let (mut reach, mut count) = (0u128, 1u64);
+    // the values so far lie in `0 ..= reach`: all of them while `whole`
+    let (mut reach, mut whole, mut count) = (0u128, true, 1u64);
     for &(c, f) in &terms {
-        if u128::from(c) <= reach {
+        let (c, span) = (u128::from(c / g), u128::from(c / g) * u128::from(f - 1));
+        if whole && c <= reach + 1 {
+            // the copies overlap or touch: still every value
+            reach += span;
+            count = u64::try_from(reach + 1).unwrap_or(u64::MAX);
+        } else if c > reach {
+            // the copies are disjoint
+            reach += span;
+            whole = false;
+            count = count.saturating_mul(f);
+        } else {
             return None;
         }
-        reach += u128::from(c) * u128::from(f - 1);
-        count = count.saturating_mul(f);
     }
-    let most: u64 = digits
+    let count = count.saturating_mul(lanes);
+    let time: u64 = digits
         .iter()
+        .filter(|d| d.1 != 0)
         .map(|&(f, a, b)| (f - 1) * b.saturating_sub(a))
         .sum();
-    Some((count, latency + most))
+    // Σ over all lane settings of b_j·e_j: each value of e_j in lanes / f_j settings
+    let lane_sum: u64 = digits
+        .iter()
+        .filter(|d| d.1 == 0)
+        .map(|&(f, _, b)| b * (lanes / f) * (f * (f - 1) / 2))
+        .sum();
+    Some((count, lanes * (latency + time) + lane_sum))
 }
 
 /// A layout's period as runs of clocks with the same number of atoms, in clock order:
