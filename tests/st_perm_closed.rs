@@ -2,21 +2,29 @@
 //! the per-atom definitions on random pairs of layouts of one type: every layer in space,
 //! in time with idle clocks, or split between the two either way round (lanes outside
 //! time too, where flat order is not clock order), with outer idle clocks evening the
-//! periods, as Aetherling's Unpartition search builds them. Where a closed form declines
+//! periods, as Aetherling's Unpartition search builds them; and transposes, whose storage
+//! takes the same closed form (each input atom is read once). Where a closed form declines
 //! (`None`), `Perm` walks the atoms; it must then be for a stated reason.
 
 use proptest::prelude::*;
 use tessera::seq::types::ScalarType;
-use tessera::st::perm::closed::{identity_latency, identity_max_live};
-use tessera::st::perm::{clock_of_atoms, Perm};
+use tessera::st::perm::closed::{
+    bijection_max_live, identity_latency, identity_max_live, identity_sources,
+};
+use tessera::st::perm::{clock_of_atoms, transposed, Perm};
 use tessera::st::{Layout, StOp};
 
 /// `max(0, max_o tin(o) - tout(o))`, atom by atom.
 fn walked_latency(input: &Layout, output: &Layout) -> u64 {
+    walked_latency_of(input, output, |o| o)
+}
+
+/// `max(0, max_o tin(src o) - tout(o))`, atom by atom.
+fn walked_latency_of(input: &Layout, output: &Layout, src: impl Fn(u64) -> u64) -> u64 {
     let (tin, tout) = (clock_of_atoms(input), clock_of_atoms(output));
-    tin.iter()
-        .zip(&tout)
-        .map(|(i, o)| i.saturating_sub(*o))
+    tout.iter()
+        .enumerate()
+        .map(|(o, t)| tin[src(o as u64) as usize].saturating_sub(*t))
         .max()
         .unwrap_or(0)
 }
@@ -24,10 +32,21 @@ fn walked_latency(input: &Layout, output: &Layout) -> u64 {
 /// The most atoms held at once, periods back to back: atom `o` is held on the clocks
 /// `tin(o)+1 ..= tout(o)+latency`, folded onto one period (a difference per clock).
 fn walked_max_live(input: &Layout, output: &Layout, latency: u64) -> u64 {
+    walked_max_live_of(input, output, latency, |o| o)
+}
+
+/// [`walked_max_live`] of the map reading input atom `src(o)` for output atom `o`.
+fn walked_max_live_of(
+    input: &Layout,
+    output: &Layout,
+    latency: u64,
+    src: impl Fn(u64) -> u64,
+) -> u64 {
     let p = input.clocks();
     let (tin, tout) = (clock_of_atoms(input), clock_of_atoms(output));
     let (mut diff, mut everywhere) = (vec![0i64; p as usize + 1], 0i64);
-    for (i, o) in tin.iter().zip(&tout) {
+    for (o, t) in tout.iter().enumerate() {
+        let (i, o) = (&tin[src(o as u64) as usize], t);
         let (first, len) = (i + 1, (o + latency + 1).saturating_sub(i + 1));
         everywhere += (len / p) as i64;
         let (start, end) = (first % p, first % p + len % p);
@@ -46,6 +65,43 @@ fn walked_max_live(input: &Layout, output: &Layout, latency: u64) -> u64 {
         best = best.max(acc);
     }
     best as u64
+}
+
+/// The input lane of every flat atom of a layout (row-major over its lanes).
+fn lane_of_atoms(l: &Layout) -> Vec<u64> {
+    fn push(l: &Layout, base: u64, out: &mut Vec<u64>) {
+        match l {
+            Layout::SSeq(n, t) | Layout::STuple(n, t) => {
+                for j in 0..*n {
+                    push(t, base + j * t.lanes(), out);
+                }
+            }
+            Layout::TSeq(n, _, t) => {
+                for _ in 0..*n {
+                    push(t, base, out);
+                }
+            }
+            _ => out.push(base),
+        }
+    }
+    let mut out = Vec::new();
+    push(l, 0, &mut out);
+    out
+}
+
+/// The distinct (input lane, delay `tout(o) + latency - tin(o)`) pairs an identity map's
+/// reads make, and the sum over input lanes of each one's largest delay, atom by atom.
+fn walked_sources(input: &Layout, output: &Layout, latency: u64) -> (u64, u64) {
+    let (tin, tout) = (clock_of_atoms(input), clock_of_atoms(output));
+    let lane = lane_of_atoms(input);
+    let pairs: std::collections::BTreeSet<(u64, u64)> = (0..tin.len())
+        .map(|o| (lane[o], tout[o] + latency - tin[o]))
+        .collect();
+    let mut most = std::collections::BTreeMap::new();
+    for &(l, d) in &pairs {
+        most.insert(l, d);
+    }
+    (pairs.len() as u64, most.values().sum())
 }
 
 /// One `seq` layer of length `n` laid out by `how`: (form, divisor pick, idle clocks).
@@ -102,11 +158,38 @@ fn pair() -> impl Strategy<Value = (Layout, Layout)> {
                 prop::collection::vec(layer_how(), k),
             )
         })
-        .prop_map(|(lens, ha, hb)| {
-            let (a, b) = (build(&lens, &ha), build(&lens, &hb));
-            let (ca, cb) = (a.clocks(), b.clocks());
-            let lcm = ca / gcd(ca, cb) * cb;
-            (padded(a, lcm), padded(b, lcm))
+        .prop_map(|(lens, ha, hb)| even(build(&lens, &ha), build(&lens, &hb)))
+}
+
+/// The two layouts with outer idle clocks up to a common period.
+fn even(a: Layout, b: Layout) -> (Layout, Layout) {
+    let (ca, cb) = (a.clocks(), b.clocks());
+    let lcm = ca / gcd(ca, cb) * cb;
+    (padded(a, lcm), padded(b, lcm))
+}
+
+/// A transpose's layouts, `no` rows of `ni` elements in and `ni` rows of `no` out, with the
+/// same period, and `(no, ni)`.
+fn transpose_pair() -> impl Strategy<Value = (Layout, Layout, u64, u64)> {
+    let lens = prop::sample::select(vec![1u64, 2, 3, 4, 6]);
+    (
+        lens.clone(),
+        lens,
+        prop::collection::vec(prop::sample::select(vec![1u64, 2, 3]), 0..2),
+    )
+        .prop_flat_map(|(no, ni, elem)| {
+            let k = elem.len() + 2;
+            (
+                Just((no, ni, elem)),
+                prop::collection::vec(layer_how(), k),
+                prop::collection::vec(layer_how(), k),
+            )
+        })
+        .prop_map(|((no, ni, elem), ha, hb)| {
+            let lens_in: Vec<u64> = [no, ni].iter().chain(&elem).copied().collect();
+            let lens_out: Vec<u64> = [ni, no].iter().chain(&elem).copied().collect();
+            let (a, b) = even(build(&lens_in, &ha), build(&lens_out, &hb));
+            (a, b, no, ni)
         })
 }
 
@@ -126,17 +209,22 @@ proptest! {
         prop_assert_eq!(identity_latency(&a, &a), Some(0));
     }
 
-    /// The closed storage is the walked one at the least latency and later ones; it
-    /// declines below the least latency, and `Perm` (which uses it) agrees with the walk.
+    /// The closed storage is the walked one at the least latency and later ones, taken
+    /// along either layout's runs (the input's or the output's, whichever are fewer); the
+    /// identity form declines below the least latency, and `Perm` (which uses the closed
+    /// form, also where the digits cross and the least latency is walked) agrees with the
+    /// walk.
     #[test]
     fn closed_storage_equals_the_walk((a, b) in pair(), extra in 0u64..5) {
         prop_assume!(a.clocks() <= 20_000);
-        let Some(lat) = identity_latency(&a, &b) else {
-            return Ok(());
-        };
+        let lat = walked_latency(&a, &b);
         for l in [lat, lat + extra] {
-            let got = identity_max_live(&a, &b, l, usize::MAX);
-            prop_assert_eq!(got, Some(walked_max_live(&a, &b, l)), "{} -> {} at {}", a, b, l);
+            let want = walked_max_live(&a, &b, l);
+            let got = bijection_max_live(&a, &b, l, usize::MAX);
+            prop_assert_eq!(got, Some(want), "{} -> {} at {}", a, b, l);
+            if identity_latency(&a, &b).is_some() {
+                prop_assert_eq!(identity_max_live(&a, &b, l, usize::MAX), Some(want));
+            }
         }
         if lat > 0 {
             prop_assert_eq!(identity_max_live(&a, &b, lat - 1, usize::MAX), None);
@@ -146,11 +234,60 @@ proptest! {
         prop_assert_eq!(p.latency, lat);
         prop_assert_eq!(p.max_live_atoms(), walked_max_live(&a, &b, lat));
     }
+
+    /// Into a single-lane layout, the closed count of distinct (input lane, delay) pairs
+    /// and the sum of the lanes' largest delays equal the walk's wherever it answers, and
+    /// `Perm::lane_sources` (which uses it on large layouts) gives the walk's one lane; it
+    /// answers for a layout against itself.
+    #[test]
+    fn closed_sources_equal_the_walk((a, b) in pair(), extra in 0u64..5) {
+        prop_assume!(a.clocks() <= 20_000);
+        let lat = walked_latency(&a, &b) + extra;
+        let single = b.lanes() == 1;
+        match identity_sources(&a, &b, lat) {
+            Some(got) => {
+                prop_assert!(single);
+                prop_assert_eq!(got, walked_sources(&a, &b, lat), "{} -> {} at {}", a, b, lat);
+            }
+            None => prop_assert!(!single || a != b),
+        }
+        if single {
+            let op = StOp::Reshape { from: a.clone(), to: b.clone() };
+            let p = Perm::of(&op, &a, &b).expect("a reshape moves data");
+            let (n, most) = walked_sources(&a, &b, p.latency);
+            let src = p.lane_sources(None, None);
+            prop_assert_eq!(src.counts.into_iter().collect::<Vec<_>>(), vec![(n, 1)]);
+            prop_assert_eq!(src.tap_atoms, most);
+        }
+    }
+
+    /// A transpose reads each input atom once, so its storage takes the same closed form:
+    /// equal to the walk of the transposed map at its least latency and later ones, and so
+    /// is `Perm`'s.
+    #[test]
+    fn closed_storage_of_a_transpose_equals_the_walk(
+        (a, b, no, ni) in transpose_pair(),
+        extra in 0u64..5,
+    ) {
+        prop_assume!(a.clocks() <= 20_000);
+        let elem = a.atoms() / (no * ni);
+        let src = |o| transposed(no, ni, elem, o);
+        let lat = walked_latency_of(&a, &b, src);
+        for l in [lat, lat + extra] {
+            let got = bijection_max_live(&a, &b, l, usize::MAX);
+            let want = walked_max_live_of(&a, &b, l, src);
+            prop_assert_eq!(got, Some(want), "{} -> {} at {}", a, b, l);
+        }
+        let op = StOp::Transpose { no, ni, from: a.clone(), to: b.clone() };
+        let p = Perm::of(&op, &a, &b).expect("a transpose moves data");
+        prop_assert_eq!(p.latency, lat);
+        prop_assert_eq!(p.max_live_atoms(), walked_max_live_of(&a, &b, lat, src));
+    }
 }
 
 /// A frame-sized case of Aetherling's search at s = 64800 (camera): a reshape between a
 /// layout with idle clocks in every row and a fully streamed one, 64800 atoms, takes its
-/// closed forms (1081 runs against one) and they equal the walk.
+/// closed forms along the output's one run and they equal the walk.
 #[test]
 fn a_frame_sized_reshape_takes_the_closed_forms() {
     let int = || Layout::Scalar(ScalarType::Int8);
@@ -158,9 +295,75 @@ fn a_frame_sized_reshape_takes_the_closed_forms() {
     let b = Layout::tseq(64800, 0, int());
     let lat = identity_latency(&a, &b).expect("nested digits");
     assert_eq!(lat, walked_latency(&a, &b));
-    let live = identity_max_live(&a, &b, lat, 2000).expect("1081 runs");
+    let live = identity_max_live(&a, &b, lat, 1).expect("one output run");
     assert_eq!(live, walked_max_live(&a, &b, lat));
     assert!(live > 0);
-    // fewer runs allowed than the input has: the caller walks instead
-    assert_eq!(identity_max_live(&a, &b, lat, 1000), None);
+    // no run allowed: the caller walks instead
+    assert_eq!(identity_max_live(&a, &b, lat, 0), None);
+}
+
+/// As camera's frame at s = 8294400, a tenth of it: a pixel every fourth clock read out in
+/// the first quarter of the next frame. The input has a run per clock, twice its atoms
+/// (so the previous closed form walked it); the output's two runs suffice.
+#[test]
+fn a_reshape_with_a_run_per_clock_takes_the_output_runs() {
+    let int = || Layout::Scalar(ScalarType::Int8);
+    let a = Layout::tseq(207_360, 0, Layout::tseq(1, 3, int()));
+    let b = Layout::tseq(207_360, 622_080, int());
+    let lat = identity_latency(&a, &b).expect("nested digits");
+    assert_eq!(lat, walked_latency(&a, &b));
+    let live = identity_max_live(&a, &b, lat, 2).expect("two output runs");
+    assert_eq!(live, walked_max_live(&a, &b, lat));
+    assert!(live > 0);
+    let op = StOp::Reshape {
+        from: a.clone(),
+        to: b.clone(),
+    };
+    assert_eq!(Perm::of(&op, &a, &b).unwrap().max_live_atoms(), live);
+}
+
+/// Demosaic's frame at s = 4147200, a tenth of it: a pixel every other clock read out in
+/// the first half of the next frame; the closed count of the read delays (one per pixel)
+/// and `Perm`'s lane sources equal the walk.
+#[test]
+fn a_frame_sized_reshape_counts_its_delays_in_closed_form() {
+    let int = || Layout::Scalar(ScalarType::Int8);
+    let a = Layout::tseq(207_360, 0, Layout::tseq(1, 1, int()));
+    let b = Layout::tseq(207_360, 207_360, int());
+    let lat = walked_latency(&a, &b);
+    let want = walked_sources(&a, &b, lat);
+    assert_eq!(want.0, 207_360);
+    assert_eq!(identity_sources(&a, &b, lat), Some(want));
+    let op = StOp::Reshape {
+        from: a.clone(),
+        to: b.clone(),
+    };
+    let src = Perm::of(&op, &a, &b)
+        .unwrap()
+        .lane_sources(Some(1000), None);
+    assert_eq!(src.counts.into_iter().collect::<Vec<_>>(), vec![(1000, 1)]);
+    assert_eq!(src.tap_atoms, want.1);
+}
+
+/// Demosaic's frame at s = 4147200, a tenth of its rows: two lanes in, every other row
+/// slot idle, one lane out; the closed count of (lane, delay) pairs and the lanes' largest
+/// delays, and `Perm`'s lane sources, equal the walk.
+#[test]
+fn a_two_lane_frame_sized_reshape_counts_its_sources_in_closed_form() {
+    let int = || Layout::Scalar(ScalarType::Int8);
+    let a = Layout::tseq(54, 74, Layout::tseq(192, 132, Layout::sseq(2, int())));
+    let b = Layout::tseq(20_736, 20_736, int());
+    let lat = walked_latency(&a, &b);
+    let want = walked_sources(&a, &b, lat);
+    assert_eq!(identity_sources(&a, &b, lat), Some(want));
+    let op = StOp::Reshape {
+        from: a.clone(),
+        to: b.clone(),
+    };
+    let src = Perm::of(&op, &a, &b).unwrap().lane_sources(None, None);
+    assert_eq!(
+        src.counts.into_iter().collect::<Vec<_>>(),
+        vec![(want.0, 1)]
+    );
+    assert_eq!(src.tap_atoms, want.1);
 }

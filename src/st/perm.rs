@@ -25,6 +25,7 @@
 
 pub mod closed;
 pub mod reduce;
+pub mod staircase;
 
 use super::check::layout_elem_of_shift;
 use super::layout::{Layout, Sub};
@@ -270,19 +271,43 @@ impl Perm {
         let cap = cap.unwrap_or(u64::MAX);
         // the early stop is decided on the grouped shape: its taps are `tap_atoms / mult`
         let stop = stop.map(|t| t / mult);
+        if shape.kind == Kind::Identity && shape.input.atoms() >= CLOSED_MIN_ATOMS {
+            let closed = closed::identity_sources(&shape.input, &shape.output, self.latency);
+            if let Some((distinct, most)) = closed {
+                // one output lane per group of `mult`, reading the same delays
+                return LaneSources {
+                    counts: BTreeMap::from([(distinct.min(cap), mult)]),
+                    tap_atoms: mult * most,
+                };
+            }
+        }
         atom_lane_sources(&shape, self.latency, fill, mult, cap, stop)
     }
 
     /// The most input atoms held at once in steady state (periods back to back), each held
     /// from the clock after it arrives to its last read at `tout + latency`; computed on a
-    /// few periods of the layouts' common structure ([`reduce`]), for an identity map from
-    /// the runs of its layouts' clocks ([`closed`]) when they are fewer than its atoms.
+    /// few periods of the layouts' common structure ([`reduce`]), for a map that reads each
+    /// input atom once (identity, transpose) over the runs of one of its layouts
+    /// ([`closed`]) when they are fewer than its atoms.
     pub fn max_live_atoms(&self) -> u64 {
         let (shape, mult) = reduced_for_storage(self.shape(), self.latency);
-        if shape.kind == Kind::Identity && shape.input.atoms() >= CLOSED_MIN_ATOMS {
+        let once = matches!(shape.kind, Kind::Identity | Kind::Transpose { .. });
+        if once && shape.input.atoms() >= CLOSED_MIN_ATOMS {
+            // the count of atoms held (arrived less read) needs no read before its arrival,
+            // which a FIFO's fixed delay does not promise
+            let least = match shape.kind {
+                Kind::Identity => closed::identity_latency(&shape.input, &shape.output),
+                _ => None,
+            }
+            .unwrap_or_else(|| atom_latency(&reduced_for_latency(shape.clone())));
             // the walk costs the atoms: more runs than that are not worth it
             let cap = shape.input.atoms().max(64) as usize;
-            let closed = closed::identity_max_live(&shape.input, &shape.output, self.latency, cap);
+            let (i, o, l) = (&shape.input, &shape.output, self.latency);
+            let closed = match shape.kind {
+                _ if l < least => None,
+                Kind::Identity => closed::identity_storage(i, o, l, cap),
+                _ => closed::bijection_max_live(i, o, l, cap),
+            };
             if let Some(live) = closed {
                 return mult * live;
             }

@@ -28,6 +28,7 @@
 //! on random layouts); where they do not apply (no common refinement, more runs than
 //! atoms, periods of different lengths) the caller walks the atoms.
 
+use super::staircase::Staircase;
 use crate::st::layout::Layout;
 
 /// The layers of `l`'s flat index, innermost first: (length, clocks per step), lengths
@@ -53,20 +54,20 @@ fn digits(l: &Layout) -> Vec<(u64, u64)> {
     out
 }
 
-/// The least latency of the identity map from `input` to `output`:
-/// `max(0, max_o tin(o) - tout(o))`, or `None` when the two layouts' flat-index digits
-/// have no common refinement (or their atom counts differ).
-pub fn identity_latency(input: &Layout, output: &Layout) -> Option<u64> {
+/// A common refinement of the two layouts' flat-index digits, innermost first: (length,
+/// clocks per step in `input`, in `output`); `None` when the digits cross (or the atom
+/// counts differ).
+fn refinement(input: &Layout, output: &Layout) -> Option<Vec<(u64, u64, u64)>> {
     if input.atoms() != output.atoms() {
         return None;
     }
     let (a, b) = (digits(input), digits(output));
     let (mut ia, mut ib) = (a.into_iter(), b.into_iter());
     let (mut ha, mut hb) = (ia.next(), ib.next());
-    let mut lat = 0u64;
+    let mut out = Vec::new();
     loop {
         match (ha, hb) {
-            (None, None) => return Some(lat),
+            (None, None) => return Some(out),
             (Some((sa, ta)), Some((sb, tb))) => {
                 // the inner of the two digits is a factor of the outer one, or the two
                 // split the index at places that do not nest
@@ -74,7 +75,7 @@ pub fn identity_latency(input: &Layout, output: &Layout) -> Option<u64> {
                 if !sa.max(sb).is_multiple_of(f) {
                     return None;
                 }
-                lat += (f - 1) * ta.saturating_sub(tb);
+                out.push((f, ta, tb));
                 ha = if sa == f {
                     ia.next()
                 } else {
@@ -90,6 +91,87 @@ pub fn identity_latency(input: &Layout, output: &Layout) -> Option<u64> {
             _ => return None,
         }
     }
+}
+
+/// The least latency of the identity map from `input` to `output`:
+/// `max(0, max_o tin(o) - tout(o))`, or `None` when the two layouts' flat-index digits
+/// have no common refinement (or their atom counts differ).
+pub fn identity_latency(input: &Layout, output: &Layout) -> Option<u64> {
+    let digits = refinement(input, output)?;
+    Some(
+        digits
+            .iter()
+            .map(|&(f, a, b)| (f - 1) * a.saturating_sub(b))
+            .sum(),
+    )
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The sources of an identity map into a single-lane layout at `latency` (at least its
+/// least latency): the number of distinct (input lane, delay `tout(o) + latency - tin(o)`)
+/// pairs its one output lane reads, and the sum over input lanes of the largest delay each
+/// is read at. `None` when the output has more than one lane, the digits cross, or the
+/// delays' time-digit coefficients neither fill a range nor grow as a mixed radix.
+///
+/// The delay is `latency + Σ (b_j - a_j)·e_j` over the common refinement's digits
+/// `e_j < f_j`; the input's lanes are its digits without a clock step (`a_j = 0`), a mixed
+/// radix, so a pair is one setting of them and a delay of the other digits. Taking the
+/// other coefficients by size (over their common factor), the sums of the smaller ones so
+/// far lie in `0 ..= R`: if they are all of it and the next `|c|` is at most `R + 1`, its
+/// `f` shifted copies still fill a range; if `|c|` exceeds `R` they are disjoint (`f` times
+/// the count); otherwise the closed form declines. The count is that times the lanes. A lane's largest
+/// delay adds `b_j·e_j` of its lane digits to the others' largest, summed over the lanes.
+pub fn identity_sources(input: &Layout, output: &Layout, latency: u64) -> Option<(u64, u64)> {
+    if output.lanes() != 1 {
+        return None;
+    }
+    let digits = refinement(input, output)?;
+    let lanes: u64 = digits.iter().filter(|d| d.1 == 0).map(|d| d.0).product();
+    let mut terms: Vec<(u64, u64)> = digits
+        .iter()
+        .filter(|&&(_, a, b)| a != 0 && a != b)
+        .map(|&(f, a, b)| (a.abs_diff(b), f))
+        .collect();
+    // a negative coefficient counts as its size (`e -> f - 1 - e`), a common factor not
+    let g = terms.iter().fold(0, |g, t| gcd(g, t.0));
+    terms.sort_unstable();
+    // the values so far lie in `0 ..= reach`: all of them while `whole`
+    let (mut reach, mut whole, mut count) = (0u128, true, 1u64);
+    for &(c, f) in &terms {
+        let (c, span) = (u128::from(c / g), u128::from(c / g) * u128::from(f - 1));
+        if whole && c <= reach + 1 {
+            // the copies overlap or touch: still every value
+            reach += span;
+            count = u64::try_from(reach + 1).unwrap_or(u64::MAX);
+        } else if c > reach {
+            // the copies are disjoint
+            reach += span;
+            whole = false;
+            count = count.saturating_mul(f);
+        } else {
+            return None;
+        }
+    }
+    let count = count.saturating_mul(lanes);
+    let time: u64 = digits
+        .iter()
+        .filter(|d| d.1 != 0)
+        .map(|&(f, a, b)| (f - 1) * b.saturating_sub(a))
+        .sum();
+    // Σ over all lane settings of b_j·e_j: each value of e_j in lanes / f_j settings
+    let lane_sum: u64 = digits
+        .iter()
+        .filter(|d| d.1 == 0)
+        .map(|&(f, _, b)| b * (lanes / f) * (f * (f - 1) / 2))
+        .sum();
+    Some((count, lanes * (latency + time) + lane_sum))
 }
 
 /// A layout's period as runs of clocks with the same number of atoms, in clock order:
@@ -132,86 +214,179 @@ fn runs(l: &Layout, cap: usize) -> Option<Vec<(u64, u64)>> {
     }
 }
 
-/// The count `N_X` of one layout within a period: atoms placed at clocks up to `t`
-/// (see the module comment), read in increasing `t` through a cursor.
-struct Placed {
-    /// Per run: first clock, atoms before it, atoms per clock.
-    starts: Vec<(u64, u64, u64)>,
-    period: u64,
-    atoms: u64,
+/// The runs of `l` (as [`runs`]) as maximal clock ranges: (first clock, last clock, atoms
+/// before the range, atoms per clock).
+fn spans(runs: &[(u64, u64)]) -> impl Iterator<Item = (u64, u64, u64, u64)> + '_ {
+    runs.iter().scan((0u64, 0u64), |(clock, atoms), &(len, k)| {
+        let span = (*clock, *clock + len - 1, *atoms, k);
+        *clock += len;
+        *atoms += len * k;
+        Some(span)
+    })
 }
 
-impl Placed {
-    fn new(runs: &[(u64, u64)]) -> Placed {
-        let (mut clock, mut atoms) = (0, 0);
-        let mut starts = Vec::with_capacity(runs.len());
-        for &(len, k) in runs {
-            starts.push((clock, atoms, k));
-            clock += len;
-            atoms += len * k;
-        }
-        Placed {
-            starts,
-            period: clock,
-            atoms,
+/// An upper bound on the runs of `l` ([`runs`] before merging), without listing them.
+fn runs_bound(l: &Layout) -> u64 {
+    match l {
+        Layout::Scalar(_) | Layout::ATuple(..) => 1,
+        Layout::SSeq(_, t) | Layout::STuple(_, t) => runs_bound(t),
+        Layout::TSeq(n, i, t) => {
+            let inner = runs_bound(t);
+            let valid = if inner == 1 {
+                1
+            } else {
+                n.saturating_mul(inner)
+            };
+            valid.saturating_add(u64::from(*i > 0))
         }
     }
+}
 
-    /// Atoms at clocks `..= t` of one period (`t < period`), from the run at `*k` on:
-    /// the candidates are visited in increasing order (but for one wrap), so the cursor
-    /// moves forward and a sweep costs the runs, not a search per candidate.
-    fn up_to(&self, t: u64, k: &mut usize) -> u64 {
-        if self.starts[*k].0 > t {
-            *k = 0;
-        }
-        while *k + 1 < self.starts.len() && self.starts[*k + 1].0 <= t {
-            *k += 1;
-        }
-        let (c, before, per) = self.starts[*k];
-        before + (t - c + 1) * per
+/// The layers of `l` from the outside in: every sub-layout, `l` first.
+fn chain(l: &Layout) -> Vec<&Layout> {
+    let mut out = vec![l];
+    while let Some(t) = out[out.len() - 1].elem() {
+        out.push(t);
     }
+    out
+}
 
-    /// The first and last clock of every run.
-    fn ends(&self) -> impl Iterator<Item = u64> + '_ {
-        let next = self.starts.iter().skip(1).map(|s| s.0).chain([self.period]);
-        self.starts.iter().zip(next).flat_map(|(s, e)| [s.0, e - 1])
+/// `l` with its sub-layout `depth` layers in replaced by `atom` (lanes of a seq-tuple as
+/// those of an `sseq`: only clocks and counts matter here).
+fn replaced(l: &Layout, depth: usize, atom: &Layout) -> Layout {
+    if depth == 0 {
+        return atom.clone();
     }
+    match l {
+        Layout::SSeq(n, t) | Layout::STuple(n, t) => Layout::sseq(*n, replaced(t, depth - 1, atom)),
+        Layout::TSeq(n, i, t) => Layout::tseq(*n, *i, replaced(t, depth - 1, atom)),
+        Layout::Scalar(_) | Layout::ATuple(..) => l.clone(),
+    }
+}
+
+/// The largest sub-layout `E` of more than one clock that both layouts end with (the same
+/// innermost layers: `E`'s atoms are the innermost digits of both flat indices and take
+/// the same clocks within `E`), and the two layouts with `E` as one atom: `(coarse input,
+/// coarse output, clocks of E, atoms of E)`.
+///
+/// An identity map whose latency `L` is a multiple of `E`'s clocks `c` (its least latency
+/// is: `tin - tout` is `c` times the elements' difference) holds `atoms(E)` times what the
+/// coarse map holds at `L / c`: on the `r`-th clock of a coarse clock `U`, the count held
+/// is the count at the end of `U - 1` plus `N_E(r)·(elements arriving at U - elements
+/// leaving at U)`, `0 <= N_E(r) <= atoms(E)`, which lies between the counts at the ends of
+/// `U - 1` and of `U`. Aetherling's slowdowns below the pixel (`tseq 1 2` around every
+/// atom, in both layouts) are what this removes: a run per clock on both sides.
+pub fn common_element(input: &Layout, output: &Layout) -> Option<(Layout, Layout, u64, u64)> {
+    let (a, b) = (chain(input), chain(output));
+    let common = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let e = a[a.len() - common];
+    if common == 0 || e.clocks() < 2 {
+        return None;
+    }
+    let atom = e.atom();
+    Some((
+        replaced(input, a.len() - common, atom),
+        replaced(output, b.len() - common, atom),
+        e.clocks(),
+        e.atoms(),
+    ))
 }
 
 /// The most atoms an identity map from `input` to `output` holds at once at `latency`
 /// (frames back to back), or `None` when the closed form does not apply: periods or atom
 /// counts differ, `latency` is below [`identity_latency`] (or that has no closed form), or
-/// a layout has more than `cap` runs.
+/// both layouts have more than `cap` runs.
 pub fn identity_max_live(input: &Layout, output: &Layout, latency: u64, cap: usize) -> Option<u64> {
-    let p = input.clocks();
-    if output.clocks() != p || latency < identity_latency(input, output)? {
+    if input.clocks() != output.clocks() || latency < identity_latency(input, output)? {
         return None;
     }
-    let a = Placed::new(&runs(input, cap)?);
-    let b = Placed::new(&runs(output, cap)?);
+    identity_storage(input, output, latency, cap)
+}
+
+/// [`bijection_max_live`] of an identity map, on the coarse layouts of their
+/// [`common_element`] where its clocks divide `latency`.
+pub fn identity_storage(input: &Layout, output: &Layout, latency: u64, cap: usize) -> Option<u64> {
+    match common_element(input, output) {
+        Some((a, b, c, n)) if latency.is_multiple_of(c) => {
+            Some(n * bijection_max_live(&a, &b, latency / c, cap)?)
+        }
+        _ => bijection_max_live(input, output, latency, cap),
+    }
+}
+
+/// The most atoms held at once at `latency` (frames back to back) by a map that reads
+/// every input atom exactly once (identity, transpose), when `latency` is at least the
+/// map's least latency (the caller's to know: below it an atom would leave before it
+/// arrives, which the count below does not see); `None` when the periods or atom counts
+/// differ or both layouts have more than `cap` runs.
+///
+/// At clock `u` the atoms held are `held(u) = A(u) - B'(u)`: those arrived by `u - 1` less
+/// those read by `u - 1` (the module comment's `N_in(τ-1) - N_out(τ-1-L)`, one period
+/// `0 <= u < P` on the input's clock, the output's count `B'` taken `L` earlier with the
+/// whole frames it has read). On each run of one layout (the one with fewer) its count is
+/// a line `k·u + c`, so the largest `held` there is a range extreme of the other layout's
+/// count less that line ([`Staircase`]): the cost is the fewer runs, not the atoms.
+pub fn bijection_max_live(
+    input: &Layout,
+    output: &Layout,
+    latency: u64,
+    cap: usize,
+) -> Option<u64> {
+    let p = input.clocks();
+    if output.clocks() != p || input.atoms() != output.atoms() {
+        return None;
+    }
     // u - latency = u - lr - lq·p: one period back more when u < lr
     let (lq, lr) = (i128::from(latency / p), latency % p);
-    let atoms = i128::from(b.atoms);
-    let (mut ka, mut kb) = (0, 0);
-    let mut held = |u: u64| {
-        let (q, r) = match u >= lr {
-            true => (-lq, u - lr),
-            false => (-lq - 1, u + p - lr),
-        };
-        i128::from(a.up_to(u, &mut ka)) - (q * atoms + i128::from(b.up_to(r, &mut kb)))
-    };
+    let atoms = i128::from(output.atoms());
+    let (p_, lr_) = (i128::from(p), i128::from(lr));
     let mut best = 0i128;
-    for u in a.ends() {
-        best = best.max(held(u));
-    }
-    // the output's run ends, `latency` later: one wrap past the period's end
-    let shifted: Vec<u64> = b.ends().map(|c| (c + lr) % p).collect();
-    let wrap = shifted
-        .iter()
-        .position(|&u| u < lr)
-        .unwrap_or(shifted.len());
-    for &u in shifted[wrap..].iter().chain(&shifted[..wrap]) {
-        best = best.max(held(u));
+    if runs_bound(output) <= runs_bound(input) {
+        // along the output's runs: output clock v is input clock v + lr, or v + lr - p
+        // (then one more frame back)
+        let a = Staircase::new(input);
+        for (c, e, before, k) in spans(&runs(output, cap)?) {
+            let (k, before) = (i128::from(k), i128::from(before));
+            let split = (p - lr).clamp(c, e + 1);
+            let pieces = [(c, split, lr_, -lq), (split, e + 1, lr_ - p_, -lq - 1)];
+            for (v0, v1, shift, q) in pieces {
+                if v0 < v1 {
+                    // B'(u) = q·atoms + before + (u - shift - c + 1)·k = k·u + rest
+                    let rest = q * atoms + before + (1 - shift - i128::from(c)) * k;
+                    let (u0, u1) = (
+                        (i128::from(v0) + shift) as u64,
+                        (i128::from(v1 - 1) + shift) as u64,
+                    );
+                    best = best.max(a.extremes(1, k, u0, u1).1 - rest);
+                }
+            }
+        }
+    } else {
+        // along the input's runs: A(u) = k·u + rest, less the least B'(u) - k·u
+        let b = Staircase::new(output);
+        for (c, e, before, k) in spans(&runs(input, cap)?) {
+            let (k, before) = (i128::from(k), i128::from(before));
+            let rest = before + (1 - i128::from(c)) * k;
+            // u >= lr reads output clock u - lr of frame -lq; u < lr, u + p - lr of -lq - 1
+            let split = lr.clamp(c, e + 1);
+            let pieces = [(c, split, p_ - lr_, -lq - 1), (split, e + 1, -lr_, -lq)];
+            for (u0, u1, shift, q) in pieces {
+                if u0 < u1 {
+                    // B'(u) - k·u = q·atoms + B(v) - k·v + k·shift, v = u + shift
+                    let (v0, v1) = (
+                        (i128::from(u0) + shift) as u64,
+                        (i128::from(u1 - 1) + shift) as u64,
+                    );
+                    let least = q * atoms + k * shift + b.extremes(1, k, v0, v1).0;
+                    best = best.max(rest - least);
+                }
+            }
+        }
     }
     Some(best as u64)
 }
