@@ -448,7 +448,7 @@ struct Stalled {
 }
 
 impl Stalled {
-    fn step(&mut self, t: u64, started: bool, args: &[Sig], viol: &mut Vec<String>) -> Sig {
+    fn step(&mut self, t: u64, started: bool, args: &[Sig], viol: &mut Notes) -> Sig {
         if started && self.start.is_none() {
             self.start = Some(t);
         }
