@@ -36,8 +36,9 @@ pub struct NodeInfo {
     pub storage: Storage,
 }
 
-/// A body with the known lanes of its parameters: one module variant each.
-type BodyKey = (BodyId, Vec<Vec<Known>>);
+/// A body with the known lanes of its parameters and whether it runs under a clock
+/// enable (inside a `stall`): one module variant each.
+type BodyKey = (BodyId, Vec<Vec<Known>>, bool);
 
 /// Builds every module of a (latency-aligned) design.
 pub struct Emitter<'d> {
@@ -80,12 +81,15 @@ impl<'d> Emitter<'d> {
 
     /// The module of body `b` whose parameters have the `known` constant lanes, emitted on
     /// first use (one variant per distinct knowledge), and the known lanes of its result.
+    /// With `ce` it is the variant with a clock enable (a `stall`'s body or a module inside
+    /// one), named with a `_ce` suffix.
     fn body_module(
         &mut self,
         b: BodyId,
         known: Vec<Vec<Known>>,
+        ce: bool,
     ) -> Result<(String, Vec<Known>), String> {
-        let key = (b, known);
+        let key = (b, known, ce);
         if let Some(n) = self.bodies.get(&key) {
             return Ok(n.clone());
         }
@@ -99,6 +103,7 @@ impl<'d> Emitter<'d> {
             *v += 1;
             format!("{}_f{}_k{}", self.prefix, b.index(), *v)
         };
+        let name = if ce { format!("{name}_ce") } else { name };
         let mut m = Module::new(name.clone());
         m.doc(format!(
             "function body f{}: ({}) -> {}, latency {}",
@@ -115,6 +120,10 @@ impl<'d> Emitter<'d> {
             m.doc("variant for parameter lanes known to be constant (those ports are unread)");
         }
         m.port(Dir::In, "clk", 1);
+        if ce {
+            m.doc("variant with a clock enable: its registers hold while ce is low");
+            m.clock_enable();
+        }
         let start = m.port(Dir::In, "start", 1);
         let params: Vec<Sig> = body
             .params
@@ -253,6 +262,8 @@ impl<'d> Emitter<'d> {
         let kn = |k: usize| -> &Vec<Known> { &know[&node.args[k]] };
         let unknown = || vec![Known::Unknown; layout.lanes() as usize];
         let wire = |sc: &mut Scope, e: Expr| sc.m.wire_eq(name.to_string(), e);
+        // bodies instantiated in a clock-enabled module hold with it
+        let ce = sc.m.ce().is_some();
         Ok(match &node.op {
             StOp::Input(k) => (wire(sc, args[*k].e()), "input", args_known[*k].clone()),
             StOp::Arg(k, _) => {
@@ -312,14 +323,12 @@ impl<'d> Emitter<'d> {
                             kn(k)[j * l..(j + 1) * l].to_vec()
                         })
                         .collect();
-                    let (module, ok) = self.body_module(*body, slices)?;
+                    let (module, ok) = self.body_module(*body, slices, ce)?;
                     out_known.extend(ok);
                     let j = j as u32;
                     let o = sc.m.wire(format!("{name}_i{j}"), ow);
-                    let mut conns = vec![
-                        ("clk".to_string(), Expr::raw("clk", 1)),
-                        ("start".to_string(), start.clone()),
-                    ];
+                    let mut conns = clocks(sc, None);
+                    conns.push(("start".to_string(), start.clone()));
                     for k in 0..node.args.len() {
                         let a = arg(k);
                         let w = a.width / *n as u32;
@@ -334,13 +343,11 @@ impl<'d> Emitter<'d> {
             }
             StOp::MapT { body, .. } | StOp::Map2T { body, .. } => {
                 let all: Vec<Vec<Known>> = (0..node.args.len()).map(|k| kn(k).clone()).collect();
-                let (module, out_known) = self.body_module(*body, all)?;
+                let (module, out_known) = self.body_module(*body, all, ce)?;
                 let start = sc.started(self.node_lat(node.args[0])?);
                 let o = sc.m.wire(name.to_string(), width(&layout));
-                let mut conns = vec![
-                    ("clk".to_string(), Expr::raw("clk", 1)),
-                    ("start".to_string(), start),
-                ];
+                let mut conns = clocks(sc, None);
+                conns.push(("start".to_string(), start));
                 for k in 0..node.args.len() {
                     conns.push((format!("a{k}"), arg(k).e()));
                 }
@@ -350,10 +357,10 @@ impl<'d> Emitter<'d> {
             }
             StOp::Stall { body, idle, .. } => {
                 let all: Vec<Vec<Known>> = (0..node.args.len()).map(|k| kn(k).clone()).collect();
-                let (module, out_known) = self.body_module(*body, all)?;
+                let (module, out_known) = self.body_module(*body, all, true)?;
                 let lat = self.node_lat(node.args[0])?;
                 let start = sc.started(lat);
-                let clk = super::stall::gated_clock(
+                let en = super::stall::body_enable(
                     sc,
                     name,
                     lat,
@@ -361,7 +368,8 @@ impl<'d> Emitter<'d> {
                     *idle,
                 );
                 let o = sc.m.wire(name.to_string(), width(&layout));
-                let mut conns = vec![("clk".to_string(), clk), ("start".to_string(), start)];
+                let mut conns = clocks(sc, Some(en));
+                conns.push(("start".to_string(), start));
                 for k in 0..node.args.len() {
                     conns.push((format!("a{k}"), arg(k).e()));
                 }
@@ -390,7 +398,7 @@ impl<'d> Emitter<'d> {
                         .zip(xk)
                         .map(|(a, b)| Known::pair(a, b))
                         .collect();
-                    let (module, ok) = self.body_module(*body, vec![zk])?;
+                    let (module, ok) = self.body_module(*body, vec![zk], ce)?;
                     acc_known = ok;
                     if regs.contains(&u64::from(j - 1)) {
                         passed += 1;
@@ -403,16 +411,13 @@ impl<'d> Emitter<'d> {
                     }
                     let z = zip(&acc, &xj, aw);
                     let o = sc.m.wire(format!("{name}_acc{j}"), w);
-                    sc.m.instance(
-                        &module,
-                        &format!("u{}_{j}", id.index()),
-                        &[
-                            ("clk".to_string(), Expr::raw("clk", 1)),
-                            ("start".to_string(), start.clone()),
-                            ("a0".to_string(), z),
-                            ("o".to_string(), o.e()),
-                        ],
-                    );
+                    let mut conns = clocks(sc, None);
+                    conns.extend([
+                        ("start".to_string(), start.clone()),
+                        ("a0".to_string(), z),
+                        ("o".to_string(), o.e()),
+                    ]);
+                    sc.m.instance(&module, &format!("u{}_{j}", id.index()), &conns);
                     acc = o;
                 }
                 let generator = if regs.is_empty() {
@@ -432,7 +437,7 @@ impl<'d> Emitter<'d> {
                     .iter()
                     .map(|k| Known::pair(&Known::Unknown, k))
                     .collect();
-                let (module, _) = self.body_module(*body, vec![zk])?;
+                let (module, _) = self.body_module(*body, vec![zk], ce)?;
                 let in_lat = self.node_lat(node.args[0])?;
                 let start = sc.started(in_lat);
                 let t = d.layout(d.body(*body).root).clocks();
@@ -443,16 +448,13 @@ impl<'d> Emitter<'d> {
                 let prev = sc.delay(&new, t);
                 let z = zip(&prev, &x, aw);
                 let comb = sc.m.wire(format!("{name}_comb"), x.width);
-                sc.m.instance(
-                    &module,
-                    &format!("u{}", id.index()),
-                    &[
-                        ("clk".to_string(), Expr::raw("clk", 1)),
-                        ("start".to_string(), start),
-                        ("a0".to_string(), z),
-                        ("o".to_string(), comb.e()),
-                    ],
-                );
+                let mut conns = clocks(sc, None);
+                conns.extend([
+                    ("start".to_string(), start),
+                    ("a0".to_string(), z),
+                    ("o".to_string(), comb.e()),
+                ]);
+                sc.m.instance(&module, &format!("u{}", id.index()), &conns);
                 // the first element's clocks: one run, or two when more follow
                 let mut first = vec![(0, Expr::lit(1, 1))];
                 if t < period {
@@ -501,6 +503,21 @@ impl<'d> Emitter<'d> {
         parts.reverse();
         sc.m.wire_eq(name.to_string(), Expr::concat(&parts))
     }
+}
+
+/// The clock connections of an instance in `sc`: `clk`, and `ce` when the instance is
+/// clock-enabled: the scope's own enable (instances in a clock-enabled module hold with
+/// it), `en` (a stall's body), or both.
+fn clocks(sc: &Scope, en: Option<Expr>) -> Vec<(String, Expr)> {
+    let mut conns = vec![("clk".to_string(), Expr::raw("clk", 1))];
+    let ce = match (sc.m.ce(), en) {
+        (Some(a), Some(b)) => Some(Expr::and(&a, &b)),
+        (a, b) => a.or(b),
+    };
+    if let Some(ce) = ce {
+        conns.push(("ce".to_string(), ce));
+    }
+    conns
 }
 
 /// Bits of one clock of a layout: lanes times atom bits.

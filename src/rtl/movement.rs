@@ -262,7 +262,7 @@ fn emit_buffer(
         }
         let text = match &ph {
             Some(ph) if by_lane.values().map(Vec::len).sum::<usize>() < phases as usize => {
-                let mut t = format!("always @(posedge clk)\n  case ({})\n", ph.name);
+                let mut t = format!("\n  case ({})\n", ph.name);
                 for (lane, cs) in &by_lane {
                     let labels: Vec<String> = cs
                         .iter()
@@ -280,14 +280,10 @@ fn emit_buffer(
             }
             _ if by_lane.len() == 1 => {
                 let lane = by_lane.keys().next().expect("one lane");
-                format!(
-                    "always @(posedge clk) {} <= {};",
-                    slot.name,
-                    lane_of(x, *lane, w)
-                )
+                format!(" {} <= {};", slot.name, lane_of(x, *lane, w))
             }
             Some(ph) => {
-                let mut t = format!("always @(posedge clk)\n  case ({})\n", ph.name);
+                let mut t = format!("\n  case ({})\n", ph.name);
                 let mut it = by_lane.iter().peekable();
                 while let Some((lane, cs)) = it.next() {
                     let labels: Vec<String> = cs
@@ -310,7 +306,7 @@ fn emit_buffer(
             }
             None => unreachable!("one phase writes each slot from one lane"),
         };
-        sc.m.raw(text);
+        sc.m.on_clock(text);
     }
     sc.storage.ff_bits += s.slots * u64::from(w);
     let mut parts = Vec::with_capacity(out_lanes);

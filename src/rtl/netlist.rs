@@ -254,9 +254,14 @@ enum Item {
     Comment(String),
     Wire(Sig),
     Reg(Sig),
-    Mem { sig: Sig, depth: u64 },
+    Mem {
+        sig: Sig,
+        depth: u64,
+    },
     Assign(Sig, Expr),
     Raw(String),
+    /// The statement of an `always @(posedge clk)` block, with the separator before it.
+    OnClock(String),
 }
 
 /// A Verilog module under construction.
@@ -267,6 +272,8 @@ pub struct Module {
     ports: Vec<(Dir, Sig)>,
     items: Vec<Item>,
     header: Vec<String>,
+    /// Whether the module has a clock enable `ce` (see [`Module::clock_enable`]).
+    ce: bool,
 }
 
 impl Module {
@@ -277,7 +284,22 @@ impl Module {
             ports: Vec::new(),
             items: Vec::new(),
             header: Vec::new(),
+            ce: false,
         }
+    }
+
+    /// Declares the clock-enable input `ce`: every register of the module (its
+    /// [`Module::on_clock`] blocks) then updates only on the clocks where `ce` is high, on
+    /// the one clock `clk`. Modules it instantiates must get the same enable.
+    pub fn clock_enable(&mut self) -> Sig {
+        assert!(!self.ce, "{} already has a clock enable", self.name);
+        self.ce = true;
+        self.port(Dir::In, "ce", 1)
+    }
+
+    /// The clock enable, if the module has one.
+    pub fn ce(&self) -> Option<Expr> {
+        self.ce.then(|| Expr::raw("ce", 1))
     }
 
     /// A comment line printed above the module.
@@ -348,10 +370,19 @@ impl Module {
         self.items.push(Item::Raw(text.into()));
     }
 
+    /// `always @(posedge clk)` followed by `stmt`, which starts with its separator (` ` for a
+    /// statement on the same line, `\n  ` for one on the next). In a module with a clock
+    /// enable the statement is guarded: `always @(posedge clk) if (ce)` then `stmt`; a
+    /// dangling `else` in `stmt` binds to its own inner `if`, so any statement keeps its
+    /// meaning on the enabled clocks. Every register of a module is written through here.
+    pub fn on_clock(&mut self, stmt: impl Into<String>) {
+        self.items.push(Item::OnClock(stmt.into()));
+    }
+
     /// `always @(posedge clk) lhs <= e;`.
     pub fn ff(&mut self, lhs: &Sig, e: Expr) {
         assert_eq!(lhs.width, e.width, "{} <= {e}", lhs.name);
-        self.raw(format!("always @(posedge clk) {} <= {e};", lhs.name));
+        self.on_clock(format!(" {} <= {e};", lhs.name));
     }
 
     /// Instantiates `module` as `inst` with named connections.
@@ -403,7 +434,14 @@ impl fmt::Display for Module {
                 )?,
                 Item::Assign(l, e) => writeln!(f, "  assign {} = {e};", l.name)?,
                 Item::Raw(t) => {
+                    debug_assert!(!t.contains("posedge"), "a register outside on_clock: {t}");
                     for line in t.lines() {
+                        writeln!(f, "  {line}")?;
+                    }
+                }
+                Item::OnClock(stmt) => {
+                    let guard = if self.ce { " if (ce)" } else { "" };
+                    for line in format!("always @(posedge clk){guard}{stmt}").lines() {
                         writeln!(f, "  {line}")?;
                     }
                 }
@@ -599,6 +637,41 @@ mod tests {
         assert_eq!(clog2(4), 2);
         assert_eq!(clog2(5), 3);
         assert_eq!(ident("3x-y"), "m3x_y");
+    }
+
+    #[test]
+    fn a_clock_enable_guards_every_register() {
+        let build = |ce: bool| {
+            let mut m = Module::new("t");
+            m.port(Dir::In, "clk", 1);
+            if ce {
+                m.clock_enable();
+            }
+            let r = m.reg("r", 2);
+            m.ff(&r, Expr::lit(1, 2));
+            m.on_clock("\n  if (!s) r <= 2'h0;\n  else r <= 2'h1;");
+            m.to_string()
+        };
+        let plain = build(false);
+        assert!(
+            plain.contains("  always @(posedge clk) r <= 2'h1;\n"),
+            "{plain}"
+        );
+        assert!(
+            plain.contains("  always @(posedge clk)\n    if (!s)"),
+            "{plain}"
+        );
+        assert!(!plain.contains("ce"), "{plain}");
+        let ce = build(true);
+        assert!(ce.contains("  input  wire ce\n"), "{ce}");
+        assert!(
+            ce.contains("  always @(posedge clk) if (ce) r <= 2'h1;\n"),
+            "{ce}"
+        );
+        assert!(
+            ce.contains("  always @(posedge clk) if (ce)\n    if (!s)"),
+            "{ce}"
+        );
     }
 
     #[test]

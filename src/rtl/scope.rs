@@ -188,10 +188,9 @@ impl Scope {
                 let r = self.m.reg(nm, w);
                 match en {
                     None => self.m.ff(&r, cur.e()),
-                    Some(en) => self.m.raw(format!(
-                        "always @(posedge clk) if ({}) {} <= {};",
-                        en.name, r.name, cur.name
-                    )),
+                    Some(en) => self
+                        .m
+                        .on_clock(format!(" if ({}) {} <= {};", en.name, r.name, cur.name)),
                 }
                 cur = r;
             }
@@ -209,12 +208,10 @@ impl Scope {
             let nm = self.fresh(&format!("{}_{reg_tag}{d}", x.name));
             let r = self.m.reg(nm, w);
             let (rn, mn, p, xn) = (&r.name, &mem.name, &ptr.name, &x.name);
-            self.m.raw(match en {
-                None => format!(
-                    "always @(posedge clk) begin\n  {rn} <= {mn}[{p}];\n  {mn}[{p}] <= {xn};\nend"
-                ),
+            self.m.on_clock(match en {
+                None => format!(" begin\n  {rn} <= {mn}[{p}];\n  {mn}[{p}] <= {xn};\nend"),
                 Some(en) => format!(
-                    "always @(posedge clk)\n  if ({en}) begin\n    {rn} <= {mn}[{p}];\n    {mn}[{p}] <= {xn};\n  end",
+                    "\n  if ({en}) begin\n    {rn} <= {mn}[{p}];\n    {mn}[{p}] <= {xn};\n  end",
                     en = en.name
                 ),
             });
@@ -362,8 +359,8 @@ impl Scope {
             self.m.comment(format!(
                 "clocks since start, saturating at {max_lat} (the latest node start)"
             ));
-            self.m.raw(format!(
-                "always @(posedge clk)\n  if (!{s}) {a} <= {z};\n  else if ({a} != {top}) {a} <= {a} + {one};",
+            self.m.on_clock(format!(
+                "\n  if (!{s}) {a} <= {z};\n  else if ({a} != {top}) {a} <= {a} + {one};",
                 s = self.start.name,
                 a = age.name,
                 z = Expr::zero(w),
@@ -377,8 +374,8 @@ impl Scope {
         }
         for ((en, modulus), c) in self.gated.clone() {
             let w = c.width;
-            self.m.raw(format!(
-                "always @(posedge clk)\n  if (!{st}) {c} <= {z};\n  else if ({en}) {c} <= ({c} == {top}) ? {z} : {c} + {one};",
+            self.m.on_clock(format!(
+                "\n  if (!{st}) {c} <= {z};\n  else if ({en}) {c} <= ({c} == {top}) ? {z} : {c} + {one};",
                 st = self.start.name,
                 c = c.name,
                 z = Expr::zero(w),
@@ -389,8 +386,8 @@ impl Scope {
         for ((lat, modulus), c) in self.counters.clone() {
             let st = self.started(lat);
             let w = c.width;
-            self.m.raw(format!(
-                "always @(posedge clk)\n  if (!{st}) {c} <= {z};\n  else {c} <= ({c} == {top}) ? {z} : {c} + {one};",
+            self.m.on_clock(format!(
+                "\n  if (!{st}) {c} <= {z};\n  else {c} <= ({c} == {top}) ? {z} : {c} + {one};",
                 c = c.name,
                 z = Expr::zero(w),
                 top = Expr::lit(modulus - 1, w),

@@ -292,7 +292,7 @@ impl<'d> Words<'d> {
                 lanes
             }
             StOp::Stall { body, .. } => {
-                // the body runs on its own gated clock: its registers merge among
+                // the body holds on the stall's idle clocks: its registers merge among
                 // themselves, not with the scope's, and its result is new words
                 let b = d.body(*body);
                 let params: Vec<Vec<Wire>> = b

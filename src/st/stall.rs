@@ -16,9 +16,9 @@
 //! + r`. Otherwise a period's output would straddle the idle clocks, so the operator is
 //! rejected; the design builder (`schedule::stall`) pads `F`'s latency with a FIFO first.
 //!
-//! Hardware: one phase counter modulo `s + k` and the enable (`rtl::gen` gates the body's
-//! clock with it, the enable sampled on the falling edge so the gated clock cannot glitch);
-//! [`control_area`] is what the area model charges for them.
+//! Hardware: one phase counter modulo `s + k` and the enable `phase < s`, the clock enable of
+//! every register of `F` (`rtl::stall`: one clock, `always @(posedge clk) if (ce) ...` in
+//! `F`'s modules); [`control_area`] is what the area model charges for them.
 
 use super::area::Area;
 use super::layout::Layout;
@@ -80,8 +80,9 @@ pub fn enabled(tau: u64, clocks: u64, idle: u64) -> bool {
 }
 
 /// The stall's own control: a phase counter modulo `s + idle` (`clog2` flip-flops and as
-/// many LUTs, as `area::counter` charges), one LUT comparing it with `s` and the enable's
-/// falling-edge flip-flop.
+/// many LUTs, as `area::counter` charges), one LUT computing the next enable from it and
+/// the enable's flip-flop (`rtl::stall::body_enable`). What the enable costs on the body's
+/// registers (merged with enables they already have) is not modelled.
 pub fn control_area(clocks: u64, idle: u64) -> Area {
     let mut a = super::area::counter(clocks + idle);
     a.logic += 1;
