@@ -18,6 +18,16 @@ fn zero_value(t: &SeqType) -> Value {
     }
 }
 
+/// `a` without the part `b` of it (each component at least 0).
+fn minus(a: Area, b: Area) -> Area {
+    Area {
+        logic: a.logic.saturating_sub(b.logic),
+        ff_bits: a.ff_bits.saturating_sub(b.ff_bits),
+        ram_bits: a.ram_bits.saturating_sub(b.ram_bits),
+        dsp: a.dsp.saturating_sub(b.dsp),
+    }
+}
+
 impl StreamGraph<'_> {
     /// Measures a node in a scratch design: own area, body multiplicity, output layout.
     fn measure(
@@ -82,28 +92,13 @@ impl StreamGraph<'_> {
             let rep = area(&d);
             if konst.is_some() {
                 // the literal and its tuple are the children's; only the operator is this node's
-                let mut own = rep.total;
-                for op in ["const", "atuple"] {
-                    let (_, a) = rep.by_op.get(op).copied().unwrap_or_default();
-                    own = Area {
-                        logic: own.logic.saturating_sub(a.logic),
-                        ff_bits: own.ff_bits.saturating_sub(a.ff_bits),
-                        ram_bits: own.ram_bits.saturating_sub(a.ram_bits),
-                        dsp: own.dsp.saturating_sub(a.dsp),
-                    };
-                }
+                let of = |op: &str| rep.by_op.get(op).copied().unwrap_or_default().1;
+                let own = minus(minus(rep.total, of("const")), of("atuple"));
                 return Ok((own, 0, out));
             }
             let (mult, own) = if body.is_some() {
                 let (m, placeholder) = rep.by_op.get("const").copied().unwrap_or_default();
-                let t = rep.total;
-                let own = Area {
-                    logic: t.logic.saturating_sub(placeholder.logic),
-                    ff_bits: t.ff_bits.saturating_sub(placeholder.ff_bits),
-                    ram_bits: t.ram_bits.saturating_sub(placeholder.ram_bits),
-                    dsp: t.dsp.saturating_sub(placeholder.dsp),
-                };
-                (m, own)
+                (m, minus(rep.total, placeholder))
             } else {
                 (0, rep.total)
             };
