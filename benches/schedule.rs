@@ -74,6 +74,8 @@ fn configure<'a>(
     c: &'a mut Criterion,
     name: &str,
 ) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    // The binary's allocator options too (no worker thread runs between groups).
+    tessera::util::alloc::keep_freed_memory();
     let mut group = c.benchmark_group(name);
     group
         .sample_size(10)

@@ -2,6 +2,7 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    tessera::util::alloc::keep_freed_memory();
     // Rust ignores SIGPIPE, so a print to a closed pipe (`tessera fmax ... | head -1`) would
     // panic; with the default action the command ends quietly, as command-line tools do.
     #[cfg(unix)]

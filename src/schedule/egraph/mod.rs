@@ -457,6 +457,18 @@ fn schedule_direct(
     o: &Options,
     phase1: &Result<Phase1, String>,
 ) -> Result<Scheduled, String> {
+    schedule_graph(p, s, o, phase1, graph::Caches::default())
+}
+
+/// [`schedule_direct`] with a stream graph that starts from `caches`: the retry with a
+/// larger node bound measures no node the first graph measured.
+fn schedule_graph(
+    p: &Program,
+    s: u64,
+    o: &Options,
+    phase1: &Result<Phase1, String>,
+    caches: graph::Caches,
+) -> Result<Scheduled, String> {
     super::slowdown::check_slowdown(s)?;
     if o.exact && !cfg!(feature = "lp") {
         return Err(
@@ -467,7 +479,7 @@ fn schedule_direct(
     let eg = &ph.eg;
     let root_class = ph.root;
     o.progress.phase(|| format!("s={s}: stream graph"));
-    let mut g = StreamGraph::new(eg, o.bounds.clone());
+    let mut g = StreamGraph::with_caches(eg, o.bounds.clone(), caches);
     let candidates = match &o.output {
         Some(l) => vec![pinned_output(p, s, l)?],
         None => output_candidates(p.output_type(), s, &o.bounds),
@@ -552,11 +564,13 @@ fn schedule_direct(
         }
     }
     let truncated = g.truncated;
+    let unlowered = std::mem::take(&mut g.unlowered);
     // With many output layouts the stream graph's node bound may be spent before any of
     // them is fully lowered, or before the cheaper ones are: the simplest one alone is also
     // tried with four times the bound (large frames with many divisors, e.g. 1920x1080;
     // first_layer_pyr at s = 32: 901.5 within the bound, 370.5 with the larger one), and
-    // the smaller design is kept.
+    // the smaller design is kept. The retry reuses this graph's measurements; this graph is
+    // dropped first, so the retry's reuses its memory.
     let retry = if truncated && o.output.is_none() {
         let mut bounds = o.bounds.clone();
         bounds.max_nodes = bounds.max_nodes.saturating_mul(4);
@@ -565,7 +579,10 @@ fn schedule_direct(
             bounds,
             ..o.clone()
         };
-        schedule_direct(p, s, &first, phase1).ok()
+        let caches = g.take_caches();
+        drop(more);
+        drop(g);
+        schedule_graph(p, s, &first, phase1, caches).ok()
     } else {
         None
     };
@@ -584,7 +601,7 @@ fn schedule_direct(
                 && failures.iter().all(|f| {
                     f.contains(ILP_TIME_LIMIT) || f.contains(crate::st::pipeline::TOO_SLOW)
                 });
-            for op in g.unlowered.iter().filter(|_| !designed) {
+            for op in unlowered.iter().filter(|_| !designed) {
                 failures.push(format!(
                     "  (`{op}` has no lowering, and saturation found no equal program without it)"
                 ));

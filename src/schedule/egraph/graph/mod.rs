@@ -157,6 +157,24 @@ type CostKey = (
     Option<(usize, u64)>,
 );
 
+/// What a stream graph computes that depends neither on its roots nor on its node bound:
+/// candidate layouts, node measurements, interned layouts, recipes and parameter lists,
+/// normal forms and reshape offers. A graph built again for the same e-graph and bounds
+/// (the retry of [`crate::schedule::egraph`] with a larger node bound) starts from them.
+#[derive(Default)]
+pub struct Caches {
+    cands: HashMap<(SeqType, u64), Rc<Vec<Layout>>>,
+    costs: HashMap<CostKey, Option<(Area, u64, Lay)>>,
+    /// Interned layouts, recipes and parameter lists.
+    layouts: HashSet<Lay>,
+    hows: HashSet<Rc<How>>,
+    params: HashSet<Rc<Vec<Layout>>>,
+    /// Normal forms of interned layouts, by address.
+    norms: HashMap<usize, Lay>,
+    /// Whether a reshape between two interned layouts is offered, by their addresses.
+    reshapes: HashMap<(usize, usize), bool>,
+}
+
 /// The address of an interned value: equal values have equal addresses.
 fn addr<T>(r: &Rc<T>) -> usize {
     Rc::as_ptr(r) as usize
@@ -173,18 +191,10 @@ pub struct StreamGraph<'a> {
     queue: VecDeque<(usize, Lay)>,
     /// Views in their type's streaming layout, lowered before [`StreamGraph::queue`]'s.
     streaming_queue: VecDeque<(usize, Lay)>,
-    cands: HashMap<(SeqType, u64), Rc<Vec<Layout>>>,
-    costs: HashMap<CostKey, Option<(Area, u64, Lay)>>,
-    /// Interned layouts, recipes and parameter lists.
-    layouts: HashSet<Lay>,
-    hows: HashSet<Rc<How>>,
-    params: HashSet<Rc<Vec<Layout>>>,
+    /// What does not depend on the graph's roots or node bound.
+    caches: Caches,
     /// [`StreamGraph::request`]'s answers by context, e-class and interned layout.
     requests: HashMap<(usize, Id, usize), Option<usize>>,
-    /// Normal forms of interned layouts, by address.
-    norms: HashMap<usize, Lay>,
-    /// Whether a reshape between two interned layouts is offered, by their addresses.
-    reshapes: HashMap<(usize, usize), bool>,
     bounds: Bounds,
     nodes: usize,
     /// True if [`Bounds::max_nodes`] stopped the expansion.
@@ -198,6 +208,13 @@ pub struct StreamGraph<'a> {
 impl<'a> StreamGraph<'a> {
     /// An empty stream graph over the phase-1 e-graph `eg`.
     pub fn new(eg: &'a SeqEGraph, bounds: Bounds) -> StreamGraph<'a> {
+        StreamGraph::with_caches(eg, bounds, Caches::default())
+    }
+
+    /// [`StreamGraph::new`] starting from the caches of an earlier graph over the same
+    /// e-graph with the same bounds but for [`Bounds::max_nodes`]
+    /// ([`StreamGraph::take_caches`]): its measurements and layouts are not computed again.
+    pub fn with_caches(eg: &'a SeqEGraph, bounds: Bounds, caches: Caches) -> StreamGraph<'a> {
         let mut ctxs = IndexSet::default();
         ctxs.insert(None);
         StreamGraph {
@@ -207,20 +224,19 @@ impl<'a> StreamGraph<'a> {
             index: HashMap::default(),
             queue: VecDeque::new(),
             streaming_queue: VecDeque::new(),
-            cands: HashMap::default(),
-            costs: HashMap::default(),
-            layouts: HashSet::default(),
-            hows: HashSet::default(),
-            params: HashSet::default(),
+            caches,
             requests: HashMap::default(),
-            norms: HashMap::default(),
-            reshapes: HashMap::default(),
             bounds,
             nodes: 0,
             truncated: false,
             lowering: None,
             unlowered: Default::default(),
         }
+    }
+
+    /// Its caches, for a next graph ([`StreamGraph::with_caches`]); this graph keeps none.
+    pub fn take_caches(&mut self) -> Caches {
+        std::mem::take(&mut self.caches)
     }
 
     /// The phase-1 e-graph the stream graph lowers.
@@ -235,7 +251,7 @@ impl<'a> StreamGraph<'a> {
 
     /// The candidate layouts of type `t` spanning `clocks` clocks (simplest first).
     pub fn cands(&mut self, t: &SeqType, clocks: u64) -> Rc<Vec<Layout>> {
-        if let Some(c) = self.cands.get(&(t.clone(), clocks)) {
+        if let Some(c) = self.caches.cands.get(&(t.clone(), clocks)) {
             return c.clone();
         }
         let cap = self.bounds.candidates;
@@ -254,55 +270,55 @@ impl<'a> StreamGraph<'a> {
             }
         }
         let c = Rc::new(c);
-        self.cands.insert((t.clone(), clocks), c.clone());
+        self.caches.cands.insert((t.clone(), clocks), c.clone());
         c
     }
 
     /// The interned copy of `l`.
     pub fn intern(&mut self, l: &Layout) -> Lay {
-        if let Some(r) = self.layouts.get(l) {
+        if let Some(r) = self.caches.layouts.get(l) {
             return r.clone();
         }
         let r = Rc::new(l.clone());
-        self.layouts.insert(r.clone());
+        self.caches.layouts.insert(r.clone());
         r
     }
 
     /// The interned copy of `l` (taking it).
     fn intern_owned(&mut self, l: Layout) -> Lay {
-        if let Some(r) = self.layouts.get(&l) {
+        if let Some(r) = self.caches.layouts.get(&l) {
             return r.clone();
         }
         let r = Rc::new(l);
-        self.layouts.insert(r.clone());
+        self.caches.layouts.insert(r.clone());
         r
     }
 
     /// The (interned) normal form of an interned layout.
     fn norm(&mut self, l: &Lay) -> Lay {
-        if let Some(n) = self.norms.get(&addr(l)) {
+        if let Some(n) = self.caches.norms.get(&addr(l)) {
             return n.clone();
         }
         let n = self.intern_owned(l.normalize());
-        self.norms.insert(addr(l), n.clone());
+        self.caches.norms.insert(addr(l), n.clone());
         n
     }
 
     fn intern_how(&mut self, h: How) -> Rc<How> {
-        if let Some(r) = self.hows.get(&h) {
+        if let Some(r) = self.caches.hows.get(&h) {
             return r.clone();
         }
         let r = Rc::new(h);
-        self.hows.insert(r.clone());
+        self.caches.hows.insert(r.clone());
         r
     }
 
     fn intern_params(&mut self, p: Vec<Layout>) -> Rc<Vec<Layout>> {
-        if let Some(r) = self.params.get(&p) {
+        if let Some(r) = self.caches.params.get(&p) {
             return r.clone();
         }
         let r = Rc::new(p);
-        self.params.insert(r.clone());
+        self.caches.params.insert(r.clone());
         r
     }
 

@@ -43,71 +43,79 @@ impl StreamGraph<'_> {
             body.map(|(_, p, r)| (addr(p), addr(r))),
             konst.copied(),
         );
-        if let Some(c) = self.costs.get(&key) {
+        if let Some(c) = self.caches.costs.get(&key) {
             return c.clone();
         }
-        let got = (|| -> Result<(Area, u64, Layout), String> {
-            let mut d = Design::new("scratch");
-            let mut ids = Vec::new();
-            for (k, (_, l)) in kids.iter().enumerate() {
-                ids.push(match (konst, &**l) {
-                    (Some(&(side, c)), Layout::ATuple(a, b)) => {
-                        // the operand tuple built from an input and the literal, as the
-                        // extracted design builds it, so the area model sees the constant
-                        let (lc, lv) = if side == 0 { (a, b) } else { (b, a) };
-                        let v = d.add_input(format!("k{k}"), (**lv).clone())?;
-                        let c = d.add(
-                            StOp::Const {
-                                value: Value::Scalar(c),
-                                layout: (**lc).clone(),
-                                delay: 0,
-                            },
-                            &[],
-                        )?;
-                        let pair = if side == 0 { [c, v] } else { [v, c] };
-                        d.add(StOp::ATuple, &pair)?
-                    }
-                    _ => d.add_input(format!("k{k}"), (**l).clone())?,
-                });
-            }
-            let b = match body {
-                Some((_, params, root)) => Some(d.body_with(params.to_vec(), |d, _| {
-                    d.add(
+        let got = Self::measure_new(how, kids, body, konst)
+            .ok()
+            .map(|(own, mult, out)| (own, mult, self.intern_owned(out)));
+        self.caches.costs.insert(key, got.clone());
+        got
+    }
+
+    /// [`StreamGraph::measure`] of a node not measured before.
+    fn measure_new(
+        how: &Rc<How>,
+        kids: &[(usize, Lay)],
+        body: Option<&(usize, Rc<Vec<Layout>>, Lay)>,
+        konst: Option<&(usize, u64)>,
+    ) -> Result<(Area, u64, Layout), String> {
+        let mut d = Design::new("scratch");
+        let mut ids = Vec::new();
+        for (k, (_, l)) in kids.iter().enumerate() {
+            ids.push(match (konst, &**l) {
+                (Some(&(side, c)), Layout::ATuple(a, b)) => {
+                    // the operand tuple built from an input and the literal, as the
+                    // extracted design builds it, so the area model sees the constant
+                    let (lc, lv) = if side == 0 { (a, b) } else { (b, a) };
+                    let v = d.add_input(format!("k{k}"), (**lv).clone())?;
+                    let c = d.add(
                         StOp::Const {
-                            value: zero_value(&root.to_seq()),
-                            layout: (**root).clone(),
+                            value: Value::Scalar(c),
+                            layout: (**lc).clone(),
                             delay: 0,
                         },
                         &[],
-                    )
-                })?),
-                None => None,
-            };
-            let id = emit(&mut d, how, &ids, b)?;
-            let out = d.layout(id).clone();
-            if how.is_relabel() {
-                return Ok((Area::default(), 0, out));
-            }
-            d.set_output(id)?;
-            let rep = area(&d);
-            if konst.is_some() {
-                // the literal and its tuple are the children's; only the operator is this node's
-                let of = |op: &str| rep.by_op.get(op).copied().unwrap_or_default().1;
-                let own = minus(minus(rep.total, of("const")), of("atuple"));
-                return Ok((own, 0, out));
-            }
-            let (mult, own) = if body.is_some() {
-                let (m, placeholder) = rep.by_op.get("const").copied().unwrap_or_default();
-                (m, minus(rep.total, placeholder))
-            } else {
-                (0, rep.total)
-            };
-            Ok((own, mult, out))
-        })()
-        .ok()
-        .map(|(own, mult, out)| (own, mult, self.intern_owned(out)));
-        self.costs.insert(key, got.clone());
-        got
+                    )?;
+                    let pair = if side == 0 { [c, v] } else { [v, c] };
+                    d.add(StOp::ATuple, &pair)?
+                }
+                _ => d.add_input(format!("k{k}"), (**l).clone())?,
+            });
+        }
+        let b = match body {
+            Some((_, params, root)) => Some(d.body_with(params.to_vec(), |d, _| {
+                d.add(
+                    StOp::Const {
+                        value: zero_value(&root.to_seq()),
+                        layout: (**root).clone(),
+                        delay: 0,
+                    },
+                    &[],
+                )
+            })?),
+            None => None,
+        };
+        let id = emit(&mut d, how, &ids, b)?;
+        let out = d.layout(id).clone();
+        if how.is_relabel() {
+            return Ok((Area::default(), 0, out));
+        }
+        d.set_output(id)?;
+        let rep = area(&d);
+        if konst.is_some() {
+            // the literal and its tuple are the children's; only the operator is this node's
+            let of = |op: &str| rep.by_op.get(op).copied().unwrap_or_default().1;
+            let own = minus(minus(rep.total, of("const")), of("atuple"));
+            return Ok((own, 0, out));
+        }
+        let (mult, own) = if body.is_some() {
+            let (m, placeholder) = rep.by_op.get("const").copied().unwrap_or_default();
+            (m, minus(rep.total, placeholder))
+        } else {
+            (0, rep.total)
+        };
+        Ok((own, mult, out))
     }
 
     /// Adds a node to class `idx` if it builds and type-checks.

@@ -23,7 +23,7 @@ impl StreamGraph<'_> {
     ) {
         let (f, t) = (self.intern(from), self.intern(to));
         let key = (addr(&f), addr(&t));
-        let offered = match self.reshapes.get(&key) {
+        let offered = match self.caches.reshapes.get(&key) {
             Some(ok) => *ok,
             None => {
                 // Between frame-sized layouts whose periods do not line up, a reshape
@@ -31,7 +31,7 @@ impl StreamGraph<'_> {
                 // reshapes are not offered.
                 let ok = !Rc::ptr_eq(&self.norm(&f), &self.norm(&t))
                     && Perm::reshape_analysis_atoms(from, to) <= self.bounds.reshape_atoms;
-                self.reshapes.insert(key, ok);
+                self.caches.reshapes.insert(key, ok);
                 ok
             }
         };
