@@ -549,10 +549,9 @@ fn schedule_direct(
         {
             if let Ok(other) = schedule_root(p, s, &g, r, *root, out, &unimproved) {
                 let scalar = |d: &Design| area(d).total.scalar(&o.weights);
-                if made
-                    .as_ref()
-                    .map_or(true, |m| scalar(&other.0) < scalar(&m.0) - 1e-9)
-                {
+                if made.as_ref().map_or(true, |m| {
+                    scalar(&other.0) < scalar(&m.0) - 1e-9 && as_fast(&other.0, &m.0, o)
+                }) {
                     made = Ok(other);
                 }
             }
@@ -734,6 +733,17 @@ fn schedule_root(
         inputs.into_iter().map(|(_, l)| l).collect(),
         explanation,
     ))
+}
+
+/// Whether design `a`'s modelled clock reaches the clock target, or `b`'s clock where `b`
+/// misses the target too: a smaller design that misses a clock the other meets is not
+/// better (an accumulator slower than the clock alone limits it).
+fn as_fast(a: &Design, b: &Design, o: &Options) -> bool {
+    let target = o.clock.as_ref().map_or(f64::INFINITY, |c| c.mhz);
+    let (Some(fa), Some(fb)) = (model_clock(a, o), model_clock(b, o)) else {
+        return true;
+    };
+    fa >= target.min(fb) - 1e-9
 }
 
 /// The clock a design's modelled critical path allows on the clock target's device.
