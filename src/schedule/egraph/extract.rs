@@ -75,6 +75,18 @@ pub fn choose_all(g: &StreamGraph, w: &Weights) -> Chosen {
     }
 }
 
+/// [`choose_all`] over a scan priced otherwise ([`Scan::priced`]), for a second selection
+/// of the same graph under another cost.
+pub fn choose_scan(g: &StreamGraph, scan: Scan) -> Chosen {
+    let (best, sets, nodes) = choose_from(g, &scan, &|_, _| true, None);
+    Chosen {
+        best,
+        scan,
+        sets,
+        nodes,
+    }
+}
+
 /// [`choose_all`] after nodes were added to existing classes of the graph `before` was
 /// chosen on: only the new nodes and what they improve are evaluated again. A node's cost
 /// only falls when its children's do, so the earlier choice is where the fixed point resumes.

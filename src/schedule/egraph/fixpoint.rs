@@ -10,7 +10,7 @@
 //! current round and in the next one as bit sets, so a round visits only its due nodes, in
 //! scan order.
 
-use super::graph::{How, StreamGraph};
+use super::graph::{How, SNode, StreamGraph};
 use crate::st::area::Weights;
 
 /// The graph's nodes in scan order (classes last to first, nodes in order), with what an
@@ -36,6 +36,13 @@ pub struct Scan {
 impl Scan {
     /// The scan of `g` under the weights `w`.
     pub fn new(g: &StreamGraph, w: &Weights) -> Scan {
+        Scan::priced(g, &|nd| nd.own.scalar(w))
+    }
+
+    /// The scan of `g` with each node's own cost given by `own(node)` (its body
+    /// excluded), for extractions under another cost than the area model's
+    /// ([`super::registered`]).
+    pub fn priced(g: &StreamGraph, own: &dyn Fn(&SNode) -> f64) -> Scan {
         let total: usize = g.classes.iter().map(|c| c.nodes.len()).sum();
         let n = g.classes.len();
         let mut s = Scan {
@@ -54,7 +61,7 @@ impl Scan {
                 s.at.push((ci, ni));
                 s.kids.extend(nd.kids.iter().map(|(k, _)| *k as u32));
                 s.kid_start.push(s.kids.len());
-                s.own.push(nd.own.scalar(w));
+                s.own.push(own(nd));
                 s.input.push(match *nd.how {
                     How::Input(k) => Some(k),
                     _ => None,

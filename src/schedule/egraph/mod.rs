@@ -21,6 +21,7 @@ mod fixpoint;
 pub mod graph;
 #[cfg(feature = "lp")]
 pub mod ilp;
+pub mod registered;
 
 use super::burst::burst;
 use super::slowdown::{default_slowdowns, divisors, tessera_layouts, tessera_layouts_first};
@@ -245,6 +246,11 @@ const ALL_SOURCES: usize = 16;
 /// How many of a value's cheapest layouts (per clock count) feed its other layouts through
 /// reshapes after the graph is built ([`StreamGraph::connect_views`]).
 const VIEW_SOURCES: usize = 2;
+
+/// How many roots, cheapest under its prices first, the registered selection
+/// ([`registered`]) is built and pipelined for (each costs as much as a root of the first
+/// selection).
+const REGISTERED_ROOTS: usize = 2;
 
 /// The slowdowns whose designs may serve `s` in bursts (those dividing `s`) or stalled
 /// ([`crate::schedule::stall`], the others): every default slowdown below `s` if there are
@@ -511,6 +517,10 @@ fn schedule_graph(
     g.connect_views(&|i| first.best[i].0, VIEW_SOURCES);
     let more = extract::choose_more(&g, &o.weights, first);
     let free = &more.best;
+    // For a clock, a second selection priced with registers ([`registered`]); its designs
+    // are built beside the first's, and the smaller kept.
+    let reg =
+        (o.clock.is_some() && !o.exact).then(|| registered::choose_registered(&g, &o.weights));
     let mut order: Vec<(usize, Layout)> = Vec::new();
     for (root, out) in &roots {
         if !order.iter().any(|(r, _)| r == root) {
@@ -526,13 +536,39 @@ fn schedule_graph(
     order.retain(|(r, _)| free[*r].0.is_finite());
     order.sort_by(|a, b| free[a.0].0.total_cmp(&free[b.0].0));
     order.truncate(o.roots.max(1));
+    // the registered selection is built for the roots it prices cheapest only
+    let mut reg_roots: Vec<usize> = order.iter().map(|(r, _)| *r).collect();
+    if let Some(r) = &reg {
+        reg_roots.sort_by(|a, b| r.best[*a].0.total_cmp(&r.best[*b].0));
+    }
+    reg_roots.truncate(REGISTERED_ROOTS);
+    // the improvement rounds price by area without registers: they would undo its choice
+    let unimproved = Options {
+        improve_passes: 0,
+        ..o.clone()
+    };
     o.progress.phase(|| format!("s={s}: lowering"));
     let mut best: Option<(f64, Scheduled)> = None;
     let mut tried = 0;
     let mut ok = 0;
     for (root, out) in &order {
         tried += 1;
-        match schedule_root(p, s, &g, &more, *root, out, o) {
+        let mut made = schedule_root(p, s, &g, &more, *root, out, o);
+        if let Some(r) = reg
+            .as_ref()
+            .filter(|_| reg_roots.contains(root))
+            .filter(|r| !registered::same_selection(&g, free, &r.best, *root))
+        {
+            if let Ok(other) = schedule_root(p, s, &g, r, *root, out, &unimproved) {
+                let scalar = |d: &Design| area(d).total.scalar(&o.weights);
+                if made.as_ref().map_or(true, |m| {
+                    scalar(&other.0) < scalar(&m.0) - 1e-9 && as_fast(&other.0, &m.0, o)
+                }) {
+                    made = Ok(other);
+                }
+            }
+        }
+        match made {
             Ok((design, cost, inputs, explanation)) => {
                 ok += 1;
                 let rep = area(&design);
@@ -714,6 +750,17 @@ fn schedule_root(
         inputs.into_iter().map(|(_, l)| l).collect(),
         explanation,
     ))
+}
+
+/// Whether design `a`'s modelled clock reaches the clock target, or `b`'s clock where `b`
+/// misses the target too: a smaller design that misses a clock the other meets is not
+/// better (an accumulator slower than the clock alone limits it).
+fn as_fast(a: &Design, b: &Design, o: &Options) -> bool {
+    let target = o.clock.as_ref().map_or(f64::INFINITY, |c| c.mhz);
+    let (Some(fa), Some(fb)) = (model_clock(a, o), model_clock(b, o)) else {
+        return true;
+    };
+    fa >= target.min(fb) - 1e-9
 }
 
 /// The clock a design's modelled critical path allows on the clock target's device.
