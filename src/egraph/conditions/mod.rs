@@ -17,6 +17,7 @@ use lanes::{hmap_lanes, seed_shift_lanes, shift_lanes};
 use std::collections::BTreeSet;
 
 mod lanes;
+mod strict;
 mod types;
 
 /// What a variable is bound to.
@@ -150,6 +151,7 @@ pub const GENERATORS: &[GenSpec] = &[
     GenSpec { name: "peel", modes: &[In, Out, Out], doc: "(peel ?f ?outer ?inner): one binding per way to write f = outer . inner with outer a single operator over (arg 0)" },
     GenSpec { name: "seed-shift-lanes", modes: &[In, In, In, Out], doc: "(seed-shift-lanes ?no ?ni ?init ?fs): the Stencil seed's HMap functions of Shift nesting: [Map 1 (Shift no init) . Select_1d ni (ni-1), Select_1d ni 0, .., Select_1d ni (ni-2)]" },
     GenSpec { name: "hmap-lanes", modes: &[In, In, In, Out], doc: "(hmap-lanes ?n ?fs ?x ?lanes): the lanes of HMap n [f_0 .. f_n-1] x (n >= 2): lane k is Map 1 f_k (Select_1d n k x), the lanes zipped into (seq 1 (stuple n u))" },
+    GenSpec { name: "strict", modes: &[In], doc: "(strict ?f): the body f (of one or two arguments) gives an entirely don't-care value from entirely don't-care arguments: no constant, counter or shift init reaches its result" },
     GenSpec { name: "type-is", modes: &[In, In], doc: "(type-is ?x ?t): the value x has the type t" },
     GenSpec { name: "integer", modes: &[In], doc: "(integer ?t): t (a type, or a value's type) is an integer scalar: not bit, not fixp1_7" },
     GenSpec { name: "width-le", modes: &[In, In], doc: "(width-le ?a ?b): a and b (types, or values' types) are scalars and a is at most as wide as b" },
@@ -342,6 +344,10 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
             )));
             vec![bind_with_holes(b, holes, args[2], list)]
         }
+        "strict" => match class(0) {
+            Some(f) if strict::strict(ctx.egraph, f) => vec![b.clone()],
+            _ => vec![],
+        },
         "peel" => {
             let Some(f) = class(0) else { return vec![] };
             peel(ctx, f)
