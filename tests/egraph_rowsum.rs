@@ -103,3 +103,31 @@ fn row_sums_move_before_the_row_shifts_with_the_extra_rules() {
         assert_eq!(code, Some(1), "{a} without extra: {text}");
     }
 }
+
+/// The arithmetic half of sharing the middle row (docs/rules.md section 8, step 2): in uint8
+/// wrapping arithmetic `(x0 << 1) + (x1 << 2) + (x2 << 1)` is `(x0 + (x1 << 1) + x2) << 1`,
+/// by `add-lsl`, `lsl-add` and `lsl-lsl` (set `extra`); the default sets do not know it.
+#[test]
+fn the_middle_row_sum_is_the_outer_row_sum_doubled_with_the_extra_rules() {
+    let (a, b) = ("middle_row_sum.seq", "outer_row_sum_doubled.seq");
+    let (code, text) = prove_with_extra(a, b);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.starts_with("proven:"), "{text}");
+    let (code, text) = prove(a, b, &[]);
+    assert_eq!(code, Some(1), "without extra: {text}");
+    assert!(text.starts_with("not proven:"), "{text}");
+}
+
+/// The two forms also agree in the interpreter on random frames (a check of the test
+/// programs themselves, independent of the rules).
+#[test]
+fn the_doubled_outer_row_sum_equals_the_middle_row_sum_in_the_interpreter() {
+    let a = load("tests/data/egraph/rowsum/middle_row_sum.seq");
+    let b = load("tests/data/egraph/rowsum/outer_row_sum_doubled.seq");
+    for frame in random_frames(&a, 5, 20) {
+        assert_eq!(
+            interp::eval(&b, &frame).unwrap(),
+            interp::eval(&a, &frame).unwrap()
+        );
+    }
+}

@@ -75,6 +75,8 @@ fn rules_check_passes_and_catches_an_unsound_file() {
         "strided-down-shift-unmoved",
         "strided-down-shift-groups-index",
         "map-shift-not-strict",
+        "lsr-add",
+        "lsl-lsl-first-amount-twice",
     ] {
         assert!(
             text.lines()
