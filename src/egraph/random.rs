@@ -58,6 +58,10 @@ enum Expect {
         param: SeqType,
     },
     Lit(SeqType),
+    /// The value of a constant of this type: never don't-care, and for a scalar half the
+    /// time at most its width + 1, so shift amounts below the width (the ones that keep
+    /// bits) are drawn often.
+    ConstLit(SeqType),
     /// The target type of a cast.
     CastTarget,
 }
@@ -171,6 +175,12 @@ impl Gen<'_> {
                 Value::Undef
             } else {
                 random_value(&t, self.rng)
+            }),
+            (_, Expect::ConstLit(t)) => Built::Lit(match &t {
+                SeqType::Scalar(sc) if self.rng.coin() => {
+                    Value::Scalar(self.rng.range(0, u64::from(sc.width()) + 1) & sc.mask())
+                }
+                _ => random_value(&t, self.rng),
             }),
             (_, Expect::CastTarget) => {
                 Built::Ty(SeqType::Scalar(*self.rng.pick(&AtomOp::CAST_TARGETS)))
@@ -371,6 +381,29 @@ impl Gen<'_> {
             SeqLang::Atom(a, [x]) => {
                 let out = want.as_ref().and_then(SeqType::as_scalar);
                 (Op::Atom(a.0), vec![(*x, atom_input(a.0, out))])
+            }
+            SeqLang::Const([lit, t]) => {
+                // A constant takes the type its position expects (uint8 where none is).
+                let ty = want.unwrap_or(u8t);
+                match &self.pat[*t] {
+                    ENodeOrVar::Var(v) => match self.binds.get(v) {
+                        Some(Built::Ty(b)) if *b != ty => return None,
+                        Some(Built::Ty(_)) => {}
+                        Some(_) => return None,
+                        None => {
+                            self.binds.insert(*v, Built::Ty(ty.clone()));
+                        }
+                    },
+                    ENodeOrVar::ENode(_) => match self.build(*t, ctx, Expect::Nothing)? {
+                        Built::Ty(b) if b == ty => {}
+                        _ => return None,
+                    },
+                }
+                let v = match self.build(*lit, ctx, Expect::ConstLit(ty.clone()))? {
+                    Built::Lit(v) => v,
+                    _ => return None,
+                };
+                return build::constant(&mut self.p, v, ty).ok().map(Built::Node);
             }
             SeqLang::Cast([t, x]) => {
                 let to = match self.build(*t, ctx, Expect::CastTarget)? {

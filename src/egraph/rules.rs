@@ -68,6 +68,10 @@ pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
         "rules/seq/down.rules",
         include_str!("../../rules/seq/down.rules"),
     ),
+    (
+        "rules/seq/arith.rules",
+        include_str!("../../rules/seq/arith.rules"),
+    ),
 ];
 
 /// A `where` clause: a condition or generator applied to variables.

@@ -9,14 +9,16 @@
 
 use super::analysis::{SeqEGraph, Sort};
 use super::extract::{hole_var, scope_term};
-use super::lang::SeqLang;
+use super::lang::{Literal, SeqLang};
 use super::pattern::{infer_var, Pat};
+use crate::seq::value::Value;
 use egg::{ENodeOrVar, Id, Var};
 use indexmap::IndexMap;
 use lanes::{hmap_lanes, seed_shift_lanes, shift_lanes};
 use std::collections::BTreeSet;
 
 mod lanes;
+mod strict;
 mod types;
 
 /// What a variable is bound to.
@@ -150,6 +152,8 @@ pub const GENERATORS: &[GenSpec] = &[
     GenSpec { name: "peel", modes: &[In, Out, Out], doc: "(peel ?f ?outer ?inner): one binding per way to write f = outer . inner with outer a single operator over (arg 0)" },
     GenSpec { name: "seed-shift-lanes", modes: &[In, In, In, Out], doc: "(seed-shift-lanes ?no ?ni ?init ?fs): the Stencil seed's HMap functions of Shift nesting: [Map 1 (Shift no init) . Select_1d ni (ni-1), Select_1d ni 0, .., Select_1d ni (ni-2)]" },
     GenSpec { name: "hmap-lanes", modes: &[In, In, In, Out], doc: "(hmap-lanes ?n ?fs ?x ?lanes): the lanes of HMap n [f_0 .. f_n-1] x (n >= 2): lane k is Map 1 f_k (Select_1d n k x), the lanes zipped into (seq 1 (stuple n u))" },
+    GenSpec { name: "lsl-sum", modes: &[In, In, Out], doc: "(lsl-sum ?a ?b ?c): a and b are scalar literals (shift amounts) and c is the literal min(a + b, 255): shifting left by a then by b is shifting by c, as an amount of at least the width gives 0" },
+    GenSpec { name: "strict", modes: &[In], doc: "(strict ?f): the body f (of one or two arguments) gives an entirely don't-care value from entirely don't-care arguments: no constant, counter or shift init reaches its result" },
     GenSpec { name: "type-is", modes: &[In, In], doc: "(type-is ?x ?t): the value x has the type t" },
     GenSpec { name: "integer", modes: &[In], doc: "(integer ?t): t (a type, or a value's type) is an integer scalar: not bit, not fixp1_7" },
     GenSpec { name: "width-le", modes: &[In, In], doc: "(width-le ?a ?b): a and b (types, or values' types) are scalars and a is at most as wide as b" },
@@ -171,6 +175,27 @@ pub fn num_of(ctx: &Ctx<'_>, b: &Bindings, v: Var) -> Option<u64> {
             _ => None,
         },
     }
+}
+
+/// The value of a variable bound to a scalar literal (a constant's value), if it is one.
+fn lit_of(ctx: &Ctx<'_>, b: &Bindings, v: Var) -> Option<u64> {
+    match b.get(&v)? {
+        Bound::Class(id) => match &ctx.egraph[*id].data.sort {
+            Sort::Lit(Value::Scalar(n)) => Some(*n),
+            _ => None,
+        },
+        Bound::Term(p) => match p.as_ref().last()? {
+            ENodeOrVar::ENode(SeqLang::Lit(Literal(Value::Scalar(n)))) => Some(*n),
+            _ => None,
+        },
+    }
+}
+
+/// A one-node fragment holding a scalar literal.
+fn lit_frag(n: u64) -> Pat {
+    let mut p = Pat::default();
+    p.add(ENodeOrVar::ENode(SeqLang::Lit(Literal(Value::Scalar(n)))));
+    p
 }
 
 /// A one-node fragment holding a number.
@@ -342,6 +367,19 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
             )));
             vec![bind_with_holes(b, holes, args[2], list)]
         }
+        "lsl-sum" => match (lit_of(ctx, b, args[0]), lit_of(ctx, b, args[1])) {
+            (Some(x), Some(y)) => {
+                // 255 is at least every scalar width, so it shifts everything out as a
+                // larger sum would; it also keeps the amount a uint8.
+                let c = x.saturating_add(y).min(255);
+                vec![with(b, vec![(args[2], Bound::Term(lit_frag(c)))])]
+            }
+            _ => vec![],
+        },
+        "strict" => match class(0) {
+            Some(f) if strict::strict(ctx.egraph, f) => vec![b.clone()],
+            _ => vec![],
+        },
         "peel" => {
             let Some(f) = class(0) else { return vec![] };
             peel(ctx, f)
