@@ -33,11 +33,14 @@
 //!   on `small/camera_16x8` and `small/demosaic_16x8` above their 128 clocks of pixels, at
 //!   s = 288 and at four times that (s = 1152): every layout has idle clocks there and the
 //!   lowering runs its Unpartition searches over layouts that grow in number with the
-//!   slowdown's divisors; and on the 1920x1080 `camera` at s = 64800 and four times that
-//!   (s = 259200), whose reshapes are frame-sized (their analyses take closed forms,
-//!   `st::perm::closed`). The ratio of a program's two cases is how its cost scales; the
-//!   set-up run of each case (timed once, outside criterion) also prints it
-//!   (`ratio 4x slowdown: ...`).
+//!   slowdown's divisors; and on the 1920x1080 apps, whose reshapes are frame-sized (their
+//!   analyses take closed forms, `st::perm::closed`): `camera` at s = 64800 and four times
+//!   that (s = 259200), and at frame-scale slowdowns, `camera` at 2073600 and 8294400,
+//!   `demosaic` and `big_real_32_conv2d` at 1036800 and 4147200 (a pixel every second or
+//!   fourth clock). The ratio of a program's two cases is how its cost scales; the set-up
+//!   run of each case (timed once, outside criterion) also prints it (`ratio 4x slowdown:
+//!   ...`). Every run starts without the movement areas kept by earlier ones
+//!   (`st::area::forget_movement_areas`), as a fresh `tessera schedule` does.
 //!
 //! Ten samples each, one iteration per sample: `cargo bench --bench schedule` (a case can
 //! be picked by name: `cargo bench --bench schedule -- explore/conv2d`).
@@ -54,6 +57,7 @@ use tessera::schedule::aetherling;
 use tessera::schedule::egraph::{explore, schedule, Options};
 use tessera::schedule::slowdown::default_slowdowns;
 use tessera::seq::{load_program, Program};
+use tessera::st::area::forget_movement_areas;
 use tessera::st::pipeline::Clock;
 
 /// The apps, each with its one-slowdown case and its paper slowdowns.
@@ -199,16 +203,20 @@ fn aetherling_large_slowdown(c: &mut Criterion) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_millis(1))
         .measurement_time(Duration::from_secs(1));
-    let cases: [(&str, [u64; 2]); 3] = [
+    let cases: [(&str, [u64; 2]); 6] = [
         ("small/camera_16x8", [288, 1152]),
         ("small/demosaic_16x8", [288, 1152]),
         ("camera", [64800, 259200]),
+        ("camera", [2073600, 8294400]),
+        ("demosaic", [1036800, 4147200]),
+        ("big_real_32_conv2d", [1036800, 4147200]),
     ];
     for (path, slowdowns) in cases {
         let p = load(path);
         let name = path.trim_start_matches("small/");
         let mut once = Vec::new();
         for s in slowdowns {
+            forget_movement_areas();
             let start = std::time::Instant::now();
             let got = aetherling::schedule(&p, s).unwrap_or_else(|e| panic!("{name}: {e}"));
             once.push(start.elapsed().as_secs_f64());
@@ -217,11 +225,15 @@ fn aetherling_large_slowdown(c: &mut Criterion) {
                 got.area, got.candidates_ok, got.candidates_tried
             );
             group.bench_function(format!("{name}/{s}"), |b| {
-                b.iter(|| aetherling::schedule(&p, s).map(|g| g.area))
+                b.iter(|| {
+                    forget_movement_areas();
+                    aetherling::schedule(&p, s).map(|g| g.area)
+                })
             });
         }
         println!(
-            "aetherling_large_slowdown/{name}: ratio 4x slowdown: {:.2} (one run each: {:.3} s, {:.3} s)",
+            "aetherling_large_slowdown/{name}/{}: ratio 4x slowdown: {:.2} (one run each: {:.3} s, {:.3} s)",
+            slowdowns[0],
             once[1] / once[0],
             once[0],
             once[1]

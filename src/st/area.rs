@@ -316,10 +316,6 @@ pub fn movement_area(p: &Perm) -> Area {
     if p.input.atoms().max(p.output.atoms()) < MEMO_MIN_ATOMS {
         return measure_movement(p);
     }
-    type Key = (AtomMap, Layout, Layout, u64);
-    thread_local! {
-        static MEMO: RefCell<HashMap<Key, Area, FxBuild>> = RefCell::new(HashMap::default());
-    }
     let key = (p.map.clone(), p.input.clone(), p.output.clone(), p.latency);
     if let Some(a) = MEMO.with(|m| m.borrow().get(&key).copied()) {
         return a;
@@ -338,6 +334,20 @@ pub fn movement_area(p: &Perm) -> Area {
 
 /// The smallest operator (atoms per period) whose movement area [`movement_area`] keeps.
 const MEMO_MIN_ATOMS: u64 = 1 << 12;
+
+type Key = (AtomMap, Layout, Layout, u64);
+
+thread_local! {
+    /// [`movement_area`]'s results on large operators, per thread.
+    static MEMO: RefCell<HashMap<Key, Area, FxBuild>> = RefCell::new(HashMap::default());
+}
+
+/// Forgets the movement areas [`movement_area`] keeps on this thread, so that what runs
+/// next pays for its analyses as a fresh command does (a benchmark's repeated samples
+/// would otherwise measure the kept results, not the analyses).
+pub fn forget_movement_areas() {
+    MEMO.with(|m| m.borrow_mut().clear());
+}
 
 fn measure_movement(p: &Perm) -> Area {
     let live = p.max_live_atoms();

@@ -26,6 +26,7 @@
 pub mod closed;
 pub mod reduce;
 pub mod staircase;
+pub mod sumset;
 
 use super::check::layout_elem_of_shift;
 use super::layout::{Layout, Sub};
@@ -274,9 +275,9 @@ impl Perm {
         if shape.kind == Kind::Identity && shape.input.atoms() >= CLOSED_MIN_ATOMS {
             let closed = closed::identity_sources(&shape.input, &shape.output, self.latency);
             if let Some((distinct, most)) = closed {
-                // one output lane per group of `mult`, reading the same delays
+                // every output lane reads as many, each standing for `mult`
                 return LaneSources {
-                    counts: BTreeMap::from([(distinct.min(cap), mult)]),
+                    counts: BTreeMap::from([(distinct.min(cap), mult * shape.output.lanes())]),
                     tap_atoms: mult * most,
                 };
             }

@@ -29,6 +29,7 @@
 //! atoms, periods of different lengths) the caller walks the atoms.
 
 use super::staircase::Staircase;
+use super::sumset::distinct_sums;
 use crate::st::layout::Layout;
 
 /// The layers of `l`'s flat index, innermost first: (length, clocks per step), lengths
@@ -106,60 +107,33 @@ pub fn identity_latency(input: &Layout, output: &Layout) -> Option<u64> {
     )
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
-/// The sources of an identity map into a single-lane layout at `latency` (at least its
-/// least latency): the number of distinct (input lane, delay `tout(o) + latency - tin(o)`)
-/// pairs its one output lane reads, and the sum over input lanes of the largest delay each
-/// is read at. `None` when the output has more than one lane, the digits cross, or the
-/// delays' time-digit coefficients neither fill a range nor grow as a mixed radix.
+/// The sources of an identity map at `latency` (at least its least latency): the number
+/// of distinct (input lane, delay `tout(o) + latency - tin(o)`) pairs each output lane
+/// reads (the same for every output lane), and the sum over input lanes of the largest
+/// delay each is read at. `None` when the digits cross or the delays' time-digit
+/// coefficients are not counted in closed form ([`distinct_sums`]).
 ///
 /// The delay is `latency + Σ (b_j - a_j)·e_j` over the common refinement's digits
-/// `e_j < f_j`; the input's lanes are its digits without a clock step (`a_j = 0`), a mixed
-/// radix, so a pair is one setting of them and a delay of the other digits. Taking the
-/// other coefficients by size (over their common factor), the sums of the smaller ones so
-/// far lie in `0 ..= R`: if they are all of it and the next `|c|` is at most `R + 1`, its
-/// `f` shifted copies still fill a range; if `|c|` exceeds `R` they are disjoint (`f` times
-/// the count); otherwise the closed form declines. The count is that times the lanes. A lane's largest
-/// delay adds `b_j·e_j` of its lane digits to the others' largest, summed over the lanes.
+/// `e_j < f_j`. An output lane fixes the digits without an output clock step (`b_j = 0`);
+/// of the others, those without an input clock step (`a_j = 0`) are input lane digits, a
+/// mixed radix, so a pair is one setting of them and a delay of the rest, whose
+/// coefficients' sizes (`e -> f - 1 - e` turns a negative one positive) give the number
+/// of distinct delays. A lane's largest delay adds `b_j·e_j` of its lane digits to the
+/// others' largest, summed over the input lanes.
 pub fn identity_sources(input: &Layout, output: &Layout, latency: u64) -> Option<(u64, u64)> {
-    if output.lanes() != 1 {
-        return None;
-    }
     let digits = refinement(input, output)?;
-    let lanes: u64 = digits.iter().filter(|d| d.1 == 0).map(|d| d.0).product();
-    let mut terms: Vec<(u64, u64)> = digits
+    let terms: Vec<(u64, u64)> = digits
         .iter()
-        .filter(|&&(_, a, b)| a != 0 && a != b)
+        .filter(|&&(_, a, b)| a != 0 && b != 0)
         .map(|&(f, a, b)| (a.abs_diff(b), f))
         .collect();
-    // a negative coefficient counts as its size (`e -> f - 1 - e`), a common factor not
-    let g = terms.iter().fold(0, |g, t| gcd(g, t.0));
-    terms.sort_unstable();
-    // the values so far lie in `0 ..= reach`: all of them while `whole`
-    let (mut reach, mut whole, mut count) = (0u128, true, 1u64);
-    for &(c, f) in &terms {
-        let (c, span) = (u128::from(c / g), u128::from(c / g) * u128::from(f - 1));
-        if whole && c <= reach + 1 {
-            // the copies overlap or touch: still every value
-            reach += span;
-            count = u64::try_from(reach + 1).unwrap_or(u64::MAX);
-        } else if c > reach {
-            // the copies are disjoint
-            reach += span;
-            whole = false;
-            count = count.saturating_mul(f);
-        } else {
-            return None;
-        }
-    }
-    let count = count.saturating_mul(lanes);
+    let read_lanes: u64 = digits
+        .iter()
+        .filter(|d| d.1 == 0 && d.2 != 0)
+        .map(|d| d.0)
+        .product();
+    let count = distinct_sums(&terms)?.saturating_mul(read_lanes);
+    let lanes: u64 = digits.iter().filter(|d| d.1 == 0).map(|d| d.0).product();
     let time: u64 = digits
         .iter()
         .filter(|d| d.1 != 0)
