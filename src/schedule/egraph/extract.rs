@@ -65,14 +65,7 @@ pub struct Chosen {
 
 /// [`choose`] with every input allowed, keeping what [`choose_more`] needs.
 pub fn choose_all(g: &StreamGraph, w: &Weights) -> Chosen {
-    let scan = Scan::new(g, w);
-    let (best, sets, nodes) = choose_from(g, &scan, &|_, _| true, None);
-    Chosen {
-        best,
-        scan,
-        sets,
-        nodes,
-    }
+    choose_scan(g, Scan::new(g, w))
 }
 
 /// [`choose_all`] over a scan priced otherwise ([`Scan::priced`]), for a second selection
