@@ -69,6 +69,54 @@ const APPS: [(&str, u64, &[u64]); 5] = [
     ("sharpen", 16, &[1, 2, 4, 8, 16, 48, 144]),
 ];
 
+/// criterion's options that take a value (criterion 0.5's command line): the word after one
+/// is not the filter.
+const VALUE_OPTIONS: [&str; 20] = [
+    "-c",
+    "--color",
+    "--colour",
+    "-s",
+    "--save-baseline",
+    "-b",
+    "--baseline",
+    "--baseline-lenient",
+    "--format",
+    "--profile-time",
+    "--load-baseline",
+    "--sample-size",
+    "--warm-up-time",
+    "--measurement-time",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--plotting-backend",
+    "--output-format",
+];
+
+/// Whether criterion's filter (its one positional argument) selects one of the benchmark ids
+/// `ids`. Each case's set-up (a schedule or explore run to print graph sizes)
+/// costs as much as a sample, so a filtered run skips the set-up of cases it will not
+/// measure: `cargo bench --bench schedule -- explore_default` no longer builds the
+/// 1920x1080 cases. A filter with regex syntax selects everything, as it may match.
+fn wanted(ids: &[String]) -> bool {
+    let mut args = std::env::args().skip(1);
+    let mut filter = None;
+    while let Some(a) = args.next() {
+        if VALUE_OPTIONS.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            filter = Some(a);
+            break;
+        }
+    }
+    match filter {
+        None => true,
+        Some(f) if f.contains(|ch: char| "\\.^$*+?()[]{}|".contains(ch)) => true,
+        Some(f) => ids.iter().any(|id| id.contains(&f)),
+    }
+}
+
 fn load(name: &str) -> Program {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}.seq"));
     load_program(&path).unwrap_or_else(|e| panic!("{e}"))
@@ -93,6 +141,9 @@ fn schedule_one(c: &mut Criterion) {
     let o = Options::default();
     let mut group = configure(c, "schedule");
     for (name, s, _) in APPS {
+        if !wanted(&[format!("schedule/{name}")]) {
+            continue;
+        }
         let p = load(name);
         let got = schedule(&p, s, &o).unwrap_or_else(|e| panic!("{name} at {s}: {e}"));
         println!(
@@ -121,6 +172,9 @@ fn explore_at_clock(c: &mut Criterion) {
 fn explore_with(c: &mut Criterion, group_name: &str, o: &Options) {
     let mut group = configure(c, group_name);
     for (name, _, slowdowns) in APPS {
+        if !wanted(&[format!("{group_name}/{name}")]) {
+            continue;
+        }
         let p = load(name);
         let rows = explore(&p, slowdowns, o);
         let phase1 = schedule(&p, slowdowns[0], o)
@@ -150,6 +204,9 @@ fn explore_default(c: &mut Criterion) {
     };
     let mut group = configure(c, "explore_default");
     for name in DEFAULT_APPS {
+        if !wanted(&[format!("explore_default/{name}")]) {
+            continue;
+        }
         let p = load(name);
         let slowdowns = default_slowdowns(&p);
         let rows = explore(&p, &slowdowns, &o);
@@ -174,6 +231,12 @@ fn big_app(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(1))
         .measurement_time(Duration::from_secs(1));
     let name = "big_real_32_conv2d";
+    if !wanted(&[
+        format!("big/schedule/{name}"),
+        format!("big/explore/{name}"),
+    ]) {
+        return;
+    }
     let p = load(name);
     let got = schedule(&p, 129_600, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
     println!(
@@ -212,8 +275,12 @@ fn aetherling_large_slowdown(c: &mut Criterion) {
         ("big_real_32_conv2d", [1036800, 4147200]),
     ];
     for (path, slowdowns) in cases {
-        let p = load(path);
         let name = path.trim_start_matches("small/");
+        let ids = slowdowns.map(|s| format!("aetherling_large_slowdown/{name}/{s}"));
+        if !wanted(&ids) {
+            continue;
+        }
+        let p = load(path);
         let mut once = Vec::new();
         for s in slowdowns {
             forget_movement_areas();
