@@ -380,6 +380,25 @@ fn measure_movement(p: &Perm) -> Area {
     movement_store(p, live) + muxes + control
 }
 
+/// True when a data-movement operator's storage is RAM, as [`movement_area`] charges it and
+/// the RTL builds it: deeper than [`REGISTER_CHAIN_MAX`] words per lane and not the minimal
+/// register buffer (delay lines that deep are memories read into a register).
+pub fn movement_in_ram(p: &Perm) -> bool {
+    let live = p.max_live_atoms();
+    if live == 0 {
+        return false;
+    }
+    let lanes = p.input.lanes().max(p.output.lanes());
+    if live.div_ceil(lanes) <= REGISTER_CHAIN_MAX {
+        return false;
+    }
+    if live * p.input.atom_bits() > BUFFER_MAX_BITS {
+        return true;
+    }
+    let depth = live.div_ceil(lanes);
+    live >= p.lane_sources(Some(depth + 1), Some(live)).tap_atoms
+}
+
 /// A lower bound on [`movement_area`]: its storage alone, without the read multiplexers
 /// and phase counter, whose count of each lane's sources walks every atom of a frame-sized
 /// operator (a search that must rank many candidate reshapes bounds them first).

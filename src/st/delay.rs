@@ -44,6 +44,12 @@ pub struct Target {
     pub counter_bit_ns: f64,
     /// A block RAM's read (clock to data out) and the route from the RAM column.
     pub ram_ns: f64,
+    /// A level of a general (not constant) multiply's adder tree, which sums one partial
+    /// product per bit of the narrower operand before the result's carry chain.
+    pub mul_level_ns: f64,
+    /// The tree's levels that cost nothing beyond the carry chain (part of the first folds
+    /// into the LUTs in front of it); at least one level is always paid.
+    pub mul_free_levels: f64,
 }
 
 impl Target {
@@ -53,8 +59,11 @@ impl Target {
             name: "ice40-hx8k",
             about: "calibrated against nextpnr-ice40 (docs/timing.md)",
             lut_ns: 1.2,
-            carry_base_ns: 1.5,
-            carry_bit_ns: 0.065,
+            // 0.15 ns per bit: single adders, subtractors and comparators of 8, 16 and 32
+            // bits between registers measure it at every width (docs/timing.md §2); the
+            // fixed part keeps the 8-bit chain the calibration fitted (2.02 ns).
+            carry_base_ns: 0.82,
+            carry_bit_ns: 0.15,
             register_ns: 0.9,
             // A constant floor: the floor that grows with the fan-out and the counters'
             // width, fitted on three apps (0.2 ns + 0.325 ns per doubling + 0.125 ns per
@@ -65,6 +74,10 @@ impl Target {
             control_fanout_ns: 0.0,
             counter_bit_ns: 0.0,
             ram_ns: 2.5,
+            // fitted on general multiplies between registers, 8 to 32 bits wide by 4 to 32
+            // bits (docs/timing.md §2)
+            mul_level_ns: 2.2,
+            mul_free_levels: 0.75,
         }
     }
 
@@ -82,6 +95,9 @@ impl Target {
             control_fanout_ns: 0.0,
             counter_bit_ns: 0.0,
             ram_ns: 1.5,
+            // a DSP48 multiply, up to 25 x 18 bits, about 3 ns
+            mul_level_ns: 0.6,
+            mul_free_levels: 0.0,
         }
     }
 
@@ -100,6 +116,14 @@ impl Target {
     /// A carry chain of `w` bits (adder, subtractor, comparator).
     pub fn carry_ns(&self, w: u64) -> f64 {
         self.carry_base_ns + self.carry_bit_ns * w as f64
+    }
+
+    /// A general multiply with a `w`-bit result and a narrower operand of `k` significant
+    /// bits: an adder tree over `k` partial products, then a carry chain of `w` bits.
+    pub fn mul_ns(&self, w: u64, k: u64) -> f64 {
+        // at least one level: a table of one-bit weights still selects before the chain
+        let levels = ((k.max(1) as f64).log2() - self.mul_free_levels).max(1.0);
+        self.carry_ns(w) + self.mul_level_ns * levels
     }
 
     /// `levels` levels of LUTs.
@@ -153,6 +177,9 @@ pub enum Known {
     Unknown,
     /// A constant on every lane; the most nonzero canonical signed digits of any of them.
     Const(u32),
+    /// A lane that takes its atoms in turn from a table of constants (a generator whose
+    /// lane changes with the clock): the most significant bits of any of them.
+    Table(u32),
     /// An atom tuple whose parts are known separately.
     Pair(Box<Known>, Box<Known>),
 }
@@ -177,10 +204,30 @@ impl Known {
         go(v, w).unwrap_or(Known::Unknown)
     }
 
+    /// What a constant value's atoms give when each lane takes them in turn.
+    pub fn table_of_value(v: &Value) -> Known {
+        fn go(v: &Value) -> Option<Known> {
+            match v {
+                Value::Undef => None,
+                Value::Scalar(x) => Some(Known::Table(u64::BITS - x.leading_zeros())),
+                Value::Pair(p) => Some(Known::Pair(
+                    Box::new(go(&p.0).unwrap_or(Known::Unknown)),
+                    Box::new(go(&p.1).unwrap_or(Known::Unknown)),
+                )),
+                Value::List(xs) => xs
+                    .iter()
+                    .map(go)
+                    .try_fold(Known::Table(0), |acc, k| Some(acc.meet(&k?))),
+            }
+        }
+        go(v).unwrap_or(Known::Unknown)
+    }
+
     /// What holds on both of two signals' lanes.
     pub fn meet(&self, other: &Known) -> Known {
         match (self, other) {
             (Known::Const(a), Known::Const(b)) => Known::Const(*a.max(b)),
+            (Known::Table(a), Known::Table(b)) => Known::Table(*a.max(b)),
             (Known::Pair(a, b), Known::Pair(c, d)) => {
                 Known::Pair(Box::new(a.meet(c)), Box::new(b.meet(d)))
             }
@@ -193,6 +240,7 @@ impl Known {
         match self {
             Known::Pair(a, b) => ((**a).clone(), (**b).clone()),
             Known::Const(d) => (Known::Const(*d), Known::Const(*d)),
+            Known::Table(b) => (Known::Table(*b), Known::Table(*b)),
             Known::Unknown => (Known::Unknown, Known::Unknown),
         }
     }
@@ -202,7 +250,7 @@ impl Known {
         match self {
             Known::Const(_) => true,
             Known::Pair(a, b) => a.is_const() && b.is_const(),
-            Known::Unknown => false,
+            Known::Table(_) | Known::Unknown => false,
         }
     }
 }
@@ -254,10 +302,6 @@ pub fn atom_delay(t: &Target, op: AtomOp, input: &Layout, known: &Known) -> (f64
         // a chain of digits-1 adders (a single digit is a shift: wiring)
         f64::from(digits.saturating_sub(1)) * t.carry_ns(w)
     };
-    let general_mul = |w: u64| -> f64 {
-        // an array of partial products summed by an adder tree
-        (levels_for(w) as f64 * 2.0 + 1.0) * t.carry_ns(2 * w)
-    };
     let d = match op {
         AtomOp::Fst => return (0.0, kl),
         AtomOp::Snd => return (0.0, kr),
@@ -280,11 +324,12 @@ pub fn atom_delay(t: &Target, op: AtomOp, input: &Layout, known: &Known) -> (f64
         },
         AtomOp::Mul => match (&kl, &kr) {
             (_, Known::Const(d)) | (Known::Const(d), _) => const_mul(*d, lw),
-            _ => general_mul(lw),
+            (_, Known::Table(k)) | (Known::Table(k), _) => t.mul_ns(lw, u64::from(*k)),
+            _ => t.mul_ns(lw, lw.min(rw)),
         },
         AtomOp::Div => match kr {
             Known::Const(d) => const_mul(d, lw + 8),
-            _ => general_mul(lw + 8),
+            _ => t.mul_ns(lw + 8, lw + 8),
         },
     };
     (d, Known::Unknown)

@@ -7,11 +7,14 @@
 //! arrival is the modelled critical path.
 
 use super::{CriticalPath, TOO_SLOW};
-use crate::st::area::{BUFFER_MAX_BITS, REGISTER_CHAIN_MAX};
+use crate::seq::value::Value;
+use crate::st::area::{movement_in_ram, REGISTER_CHAIN_MAX};
 use crate::st::delay::{atom_delay, select_ns, Known, Target};
 use crate::st::design::{set_body, BodyId, Design, NodeId};
+use crate::st::layout::Layout;
 use crate::st::op::StOp;
-use crate::st::perm::Perm;
+use crate::st::perm::{Perm, Src};
+use crate::st::stream::{flatten, Lane};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -235,7 +238,12 @@ impl<'d> Walk<'d> {
             StOp::Const { value, .. } => {
                 let w = layout.atom_bits() as u32;
                 let d = if layout.clocks() > 1 { t.lut_ns } else { 0.0 };
-                combine(self, args, d, Known::of_value(value, w))
+                let known = if lanes_hold_one_atom(&layout, value) {
+                    Known::of_value(value, w)
+                } else {
+                    Known::table_of_value(value)
+                };
+                combine(self, args, d, known)
             }
             StOp::Counter { .. } => combine(self, args, t.lut_ns, Known::Unknown),
             StOp::Atom(a) => {
@@ -311,7 +319,11 @@ impl<'d> Walk<'d> {
                 let input = self.src.layout(node.args[0]);
                 let p = Perm::of(op, input, &layout)
                     .ok_or_else(|| format!("internal error: no atom map for {op}"))?;
-                let known = args[0].known.clone();
+                let known = if args[0].known.is_const() && !lanes_from_one_source(&p) {
+                    Known::Unknown
+                } else {
+                    args[0].known.clone()
+                };
                 let live = p.max_live_atoms();
                 if live == 0 && input.normalize() == layout.normalize() {
                     // a relabel: every atom keeps its lane and clock
@@ -326,12 +338,9 @@ impl<'d> Walk<'d> {
                     .copied()
                     .unwrap_or(1);
                 let select = select_ns(t, sources);
-                // what the stored atoms leave: registers, or a RAM's read port when the
-                // storage is deep and too large for registers (as `st::area` charges it)
-                let lanes = input.lanes().max(layout.lanes());
-                let in_ram = live.div_ceil(lanes) > REGISTER_CHAIN_MAX
-                    && live * input.atom_bits() > BUFFER_MAX_BITS;
-                let stored = if in_ram { t.ram_ns } else { 0.0 } + select;
+                // what the stored atoms leave: registers, or a RAM's read port where the
+                // storage is a memory (as `st::area` charges it and the RTL builds it)
+                let stored = if movement_in_ram(&p) { t.ram_ns } else { 0.0 } + select;
                 let only_stored = live > 0
                     && matches!(
                         op,
@@ -449,4 +458,57 @@ impl<'d> Walk<'d> {
         self.bodies.insert(key, (nb, res.clone()));
         Ok((nb, res))
     }
+}
+
+/// True when every lane of a generator of layout `l` and value `value` carries one atom on
+/// every clock: the RTL writes such a lane as a constant (`rtl::known`), and a multiply or
+/// shift by it as wiring and adders. A lane whose atom changes with the clock is a table
+/// read, and what uses it is general logic (a multiplier, a barrel shifter).
+fn lanes_hold_one_atom(l: &Layout, value: &Value) -> bool {
+    if l.clocks() <= 1 {
+        return true;
+    }
+    let atoms = flatten(value, &l.to_seq());
+    let mut lane: Vec<Option<&Value>> = vec![None; l.lanes() as usize];
+    for c in 0..l.clocks() {
+        let Some(idx) = l.lane_atoms(c) else {
+            continue;
+        };
+        for (k, a) in idx.iter().enumerate() {
+            let v = &atoms[*a as usize];
+            match lane[k] {
+                None => lane[k] = Some(v),
+                Some(prev) if prev == v => {}
+                Some(_) => return false,
+            }
+        }
+    }
+    true
+}
+
+/// True when every output lane of `p` takes its atoms from one input lane (or one shift's
+/// init; don't-care fills aside): a lane that takes turns between input lanes changes with the clock, so what was
+/// known of the input's constants does not hold for it (as `rtl::known` decides).
+fn lanes_from_one_source(p: &Perm) -> bool {
+    let in_lane: Vec<u64> = p.input.atom_positions().iter().map(|a| a.1).collect();
+    let mut lane: Vec<Option<u64>> = vec![None; p.output.lanes() as usize];
+    for c in 0..p.output.clocks() {
+        let Some(idx) = p.output.lane_atoms(c) else {
+            continue;
+        };
+        for (k, o) in idx.iter().enumerate() {
+            let from = match p.src(*o) {
+                Src::In(e) => in_lane[e as usize],
+                // a shift's init: another source than any input lane
+                Src::Fill(Lane::Val(_)) => u64::MAX,
+                Src::Fill(Lane::Poison) => continue,
+            };
+            match lane[k] {
+                None => lane[k] = Some(from),
+                Some(prev) if prev == from => {}
+                Some(_) => return false,
+            }
+        }
+    }
+    true
 }
