@@ -463,38 +463,53 @@ fn schedule_direct(
     o: &Options,
     phase1: &Result<Phase1, String>,
 ) -> Result<Scheduled, String> {
-    schedule_graph(p, s, o, phase1, graph::Caches::default())
+    schedule_graph(p, s, o, phase1, graph::Caches::default(), true).0
 }
 
-/// [`schedule_direct`] with a stream graph that starts from `caches`: the retry with a
-/// larger node bound measures no node the first graph measured.
+/// [`schedule_direct`] with a stream graph that starts from `caches`: the retries with
+/// another node bound or order measure no node the first graph measured. With `retry`,
+/// a truncated graph is retried (below). Returns the caches for the next graph.
 fn schedule_graph(
     p: &Program,
     s: u64,
     o: &Options,
     phase1: &Result<Phase1, String>,
     caches: graph::Caches,
-) -> Result<Scheduled, String> {
-    super::slowdown::check_slowdown(s)?;
+    retry: bool,
+) -> (Result<Scheduled, String>, graph::Caches) {
+    if let Err(e) = super::slowdown::check_slowdown(s) {
+        return (Err(e), caches);
+    }
     if o.exact && !cfg!(feature = "lp") {
-        return Err(
-            "exact extraction needs the `lp` feature (build with --features lp; needs CBC)".into(),
+        return (
+            Err(
+                "exact extraction needs the `lp` feature (build with --features lp; needs CBC)"
+                    .into(),
+            ),
+            caches,
         );
     }
-    let ph = phase1.as_ref().map_err(|e| e.clone())?;
+    let ph = match phase1 {
+        Ok(ph) => ph,
+        Err(e) => return (Err(e.clone()), caches),
+    };
     let eg = &ph.eg;
     let root_class = ph.root;
     o.progress.phase(|| format!("s={s}: stream graph"));
     let mut g = StreamGraph::with_caches(eg, o.bounds.clone(), caches);
     let candidates = match &o.output {
-        Some(l) => vec![pinned_output(p, s, l)?],
+        Some(l) => match pinned_output(p, s, l) {
+            Ok(l) => vec![l],
+            Err(e) => return (Err(e), g.take_caches()),
+        },
         None => output_candidates(p.output_type(), s, &o.bounds),
     };
     if candidates.is_empty() {
-        return Err(format!(
+        let e = format!(
             "no layout of the output type {} has {s} clocks",
             p.output_type()
-        ));
+        );
+        return (Err(e), g.take_caches());
     }
     let mut roots = Vec::new();
     for l in &candidates {
@@ -601,13 +616,33 @@ fn schedule_graph(
     }
     let truncated = g.truncated;
     let unlowered = std::mem::take(&mut g.unlowered);
+    let mut caches = g.take_caches();
+    drop(more);
+    drop(g);
     // With many output layouts the stream graph's node bound may be spent before any of
     // them is fully lowered, or before the cheaper ones are: the simplest one alone is also
     // tried with four times the bound (large frames with many divisors, e.g. 1920x1080;
     // first_layer_pyr at s = 32: 901.5 within the bound, 370.5 with the larger one), and
-    // the smaller design is kept. The retry reuses this graph's measurements; this graph is
-    // dropped first, so the retry's reuses its memory.
-    let retry = if truncated && o.output.is_none() {
+    // the smaller design is kept. At slowdowns well above the pixel count the designs that
+    // stream every value at a fraction of its rate are often the least, and the bound cuts
+    // them too: every root is also tried in a graph that lowers the spread streaming views
+    // first (`Bounds::spread_first`; box5x5_u16 at 1600: 1204.625 in the first graph,
+    // 996.5 in that one). The retries reuse this graph's measurements; this graph is
+    // dropped first, so the retries reuse its memory.
+    let mut retries = Vec::new();
+    if retry && truncated && o.output.is_none() {
+        if !o.bounds.spread_first {
+            let spread = Options {
+                bounds: Bounds {
+                    spread_first: true,
+                    ..o.bounds.clone()
+                },
+                ..o.clone()
+            };
+            let (got, back) = schedule_graph(p, s, &spread, phase1, caches, false);
+            retries.extend(got.ok());
+            caches = back;
+        }
         let mut bounds = o.bounds.clone();
         bounds.max_nodes = bounds.max_nodes.saturating_mul(4);
         let first = Options {
@@ -615,14 +650,15 @@ fn schedule_graph(
             bounds,
             ..o.clone()
         };
-        let caches = g.take_caches();
-        drop(more);
-        drop(g);
-        schedule_graph(p, s, &first, phase1, caches).ok()
-    } else {
-        None
-    };
-    match (best, retry) {
+        let (got, back) = schedule_graph(p, s, &first, phase1, caches, false);
+        retries.extend(got.ok());
+        caches = back;
+    }
+    // the least retry; ties keep the earlier
+    let retry = retries
+        .into_iter()
+        .reduce(|a, b| if b.area < a.area - 1e-9 { b } else { a });
+    let out = match (best, retry) {
         (Some((a, _)), Some(r)) if r.area < a - 1e-9 => Ok(r),
         (Some((_, mut got)), _) => {
             got.roots_tried = tried;
@@ -654,7 +690,8 @@ fn schedule_graph(
                 failures.join("\n")
             ))
         }
-    }
+    };
+    (out, caches)
 }
 
 /// Extracts and builds the design of one root: each input is constrained to one layout
