@@ -252,6 +252,10 @@ const VIEW_SOURCES: usize = 2;
 /// selection).
 const REGISTERED_ROOTS: usize = 2;
 
+/// How many roots, cheapest first, the spread-first retry of a truncated stream graph
+/// builds (its graph offers only the spread output layouts).
+const SPREAD_ROOTS: usize = 2;
+
 /// The slowdowns whose designs may serve `s` in bursts (those dividing `s`) or stalled
 /// ([`crate::schedule::stall`], the others): every default slowdown below `s` if there are
 /// at most [`ALL_SOURCES`], else the [`BURST_SOURCES`] largest that divide `s` and as many
@@ -395,6 +399,15 @@ pub fn output_candidates(t: &SeqType, s: u64, bounds: &Bounds) -> Vec<Layout> {
     out
 }
 
+/// The candidate output layouts ([`output_candidates`]) that are spread streaming layouts
+/// ([`crate::schedule::spread`]).
+fn spread_candidates(p: &Program, s: u64, bounds: &Bounds) -> Vec<Layout> {
+    let ty = p.output_type();
+    let mut c = output_candidates(ty, s, bounds);
+    c.retain(|l| crate::schedule::spread::is_spread_streaming(ty, l));
+    c
+}
+
 /// The pinned output layout as a layout of the program's output type: as given, or, if it
 /// is written with other layers (`(tseq 12 0 int8)` for a `(seq 6 (seq 2 int8))`), the
 /// layout of the output type with the same lanes and clocks ([`graph::fit`]).
@@ -502,6 +515,8 @@ fn schedule_graph(
             Ok(l) => vec![l],
             Err(e) => return (Err(e), g.take_caches()),
         },
+        // the spread-first retry (below) is for the spread designs: their roots only
+        None if o.bounds.spread_first => spread_candidates(p, s, &o.bounds),
         None => output_candidates(p.output_type(), s, &o.bounds),
     };
     if candidates.is_empty() {
@@ -625,18 +640,25 @@ fn schedule_graph(
     // first_layer_pyr at s = 32: 901.5 within the bound, 370.5 with the larger one), and
     // the smaller design is kept. At slowdowns well above the pixel count the designs that
     // stream every value at a fraction of its rate are often the least, and the bound cuts
-    // them too: every root is also tried in a graph that lowers the spread streaming views
-    // first (`Bounds::spread_first`; box5x5_u16 at 1600: 1204.625 in the first graph,
-    // 996.5 in that one). The retries reuse this graph's measurements; this graph is
+    // them too: the spread roots are also tried in a graph that lowers the spread
+    // streaming views first (`Bounds::spread_first`; box5x5_u16 at 1600: 1204.625 in the
+    // first graph, 996.5 in that one). The retries reuse this graph's measurements; this graph is
     // dropped first, so the retries reuse its memory.
     let mut retries = Vec::new();
     if retry && truncated && o.output.is_none() {
-        if !o.bounds.spread_first {
+        // only at two or more clocks per output atom, where a spread output holds each atom
+        // for several clocks (the measured wins); below, the spread layouts are the mixed
+        // forms (lanes on every other clock) and the retry's time is not spent
+        let spread_worth = s >= 2 * p.output_type().atoms();
+        if spread_worth && !o.bounds.spread_first && !spread_candidates(p, s, &o.bounds).is_empty()
+        {
+            // its cheapest roots only: building a root's design costs as much as its graph
             let spread = Options {
                 bounds: Bounds {
                     spread_first: true,
                     ..o.bounds.clone()
                 },
+                roots: o.roots.min(SPREAD_ROOTS),
                 ..o.clone()
             };
             let (got, back) = schedule_graph(p, s, &spread, phase1, caches, false);
