@@ -6,4 +6,5 @@ pub mod egraph;
 pub mod lower;
 pub mod lowering;
 pub mod slowdown;
+pub mod spread;
 pub mod stall;

@@ -252,6 +252,10 @@ const VIEW_SOURCES: usize = 2;
 /// selection).
 const REGISTERED_ROOTS: usize = 2;
 
+/// How many roots, cheapest first, the spread-first retry of a truncated stream graph
+/// builds (its graph offers only the spread output layouts).
+const SPREAD_ROOTS: usize = 2;
+
 /// The slowdowns whose designs may serve `s` in bursts (those dividing `s`) or stalled
 /// ([`crate::schedule::stall`], the others): every default slowdown below `s` if there are
 /// at most [`ALL_SOURCES`], else the [`BURST_SOURCES`] largest that divide `s` and as many
@@ -395,6 +399,15 @@ pub fn output_candidates(t: &SeqType, s: u64, bounds: &Bounds) -> Vec<Layout> {
     out
 }
 
+/// The candidate output layouts ([`output_candidates`]) that are spread streaming layouts
+/// ([`crate::schedule::spread`]).
+fn spread_candidates(p: &Program, s: u64, bounds: &Bounds) -> Vec<Layout> {
+    let ty = p.output_type();
+    let mut c = output_candidates(ty, s, bounds);
+    c.retain(|l| crate::schedule::spread::is_spread_streaming(ty, l));
+    c
+}
+
 /// The pinned output layout as a layout of the program's output type: as given, or, if it
 /// is written with other layers (`(tseq 12 0 int8)` for a `(seq 6 (seq 2 int8))`), the
 /// layout of the output type with the same lanes and clocks ([`graph::fit`]).
@@ -463,38 +476,55 @@ fn schedule_direct(
     o: &Options,
     phase1: &Result<Phase1, String>,
 ) -> Result<Scheduled, String> {
-    schedule_graph(p, s, o, phase1, graph::Caches::default())
+    schedule_graph(p, s, o, phase1, graph::Caches::default(), true).0
 }
 
-/// [`schedule_direct`] with a stream graph that starts from `caches`: the retry with a
-/// larger node bound measures no node the first graph measured.
+/// [`schedule_direct`] with a stream graph that starts from `caches`: the retries with
+/// another node bound or order measure no node the first graph measured. With `retry`,
+/// a truncated graph is retried (below). Returns the caches for the next graph.
 fn schedule_graph(
     p: &Program,
     s: u64,
     o: &Options,
     phase1: &Result<Phase1, String>,
     caches: graph::Caches,
-) -> Result<Scheduled, String> {
-    super::slowdown::check_slowdown(s)?;
+    retry: bool,
+) -> (Result<Scheduled, String>, graph::Caches) {
+    if let Err(e) = super::slowdown::check_slowdown(s) {
+        return (Err(e), caches);
+    }
     if o.exact && !cfg!(feature = "lp") {
-        return Err(
-            "exact extraction needs the `lp` feature (build with --features lp; needs CBC)".into(),
+        return (
+            Err(
+                "exact extraction needs the `lp` feature (build with --features lp; needs CBC)"
+                    .into(),
+            ),
+            caches,
         );
     }
-    let ph = phase1.as_ref().map_err(|e| e.clone())?;
+    let ph = match phase1 {
+        Ok(ph) => ph,
+        Err(e) => return (Err(e.clone()), caches),
+    };
     let eg = &ph.eg;
     let root_class = ph.root;
     o.progress.phase(|| format!("s={s}: stream graph"));
     let mut g = StreamGraph::with_caches(eg, o.bounds.clone(), caches);
     let candidates = match &o.output {
-        Some(l) => vec![pinned_output(p, s, l)?],
+        Some(l) => match pinned_output(p, s, l) {
+            Ok(l) => vec![l],
+            Err(e) => return (Err(e), g.take_caches()),
+        },
+        // the spread-first retry (below) is for the spread designs: their roots only
+        None if o.bounds.spread_first => spread_candidates(p, s, &o.bounds),
         None => output_candidates(p.output_type(), s, &o.bounds),
     };
     if candidates.is_empty() {
-        return Err(format!(
+        let e = format!(
             "no layout of the output type {} has {s} clocks",
             p.output_type()
-        ));
+        );
+        return (Err(e), g.take_caches());
     }
     let mut roots = Vec::new();
     for l in &candidates {
@@ -601,13 +631,40 @@ fn schedule_graph(
     }
     let truncated = g.truncated;
     let unlowered = std::mem::take(&mut g.unlowered);
+    let mut caches = g.take_caches();
+    drop(more);
+    drop(g);
     // With many output layouts the stream graph's node bound may be spent before any of
     // them is fully lowered, or before the cheaper ones are: the simplest one alone is also
     // tried with four times the bound (large frames with many divisors, e.g. 1920x1080;
     // first_layer_pyr at s = 32: 901.5 within the bound, 370.5 with the larger one), and
-    // the smaller design is kept. The retry reuses this graph's measurements; this graph is
-    // dropped first, so the retry's reuses its memory.
-    let retry = if truncated && o.output.is_none() {
+    // the smaller design is kept. At slowdowns well above the pixel count the designs that
+    // stream every value at a fraction of its rate are often the least, and the bound cuts
+    // them too: the spread roots are also tried in a graph that lowers the spread
+    // streaming views first (`Bounds::spread_first`; box5x5_u16 at 1600: 1204.625 in the
+    // first graph, 996.5 in that one). The retries reuse this graph's measurements; this graph is
+    // dropped first, so the retries reuse its memory.
+    let mut retries = Vec::new();
+    if retry && truncated && o.output.is_none() {
+        // only at two or more clocks per output atom, where a spread output holds each atom
+        // for several clocks (the measured wins); below, the spread layouts are the mixed
+        // forms (lanes on every other clock) and the retry's time is not spent
+        let spread_worth = s >= 2 * p.output_type().atoms();
+        if spread_worth && !o.bounds.spread_first && !spread_candidates(p, s, &o.bounds).is_empty()
+        {
+            // its cheapest roots only: building a root's design costs as much as its graph
+            let spread = Options {
+                bounds: Bounds {
+                    spread_first: true,
+                    ..o.bounds.clone()
+                },
+                roots: o.roots.min(SPREAD_ROOTS),
+                ..o.clone()
+            };
+            let (got, back) = schedule_graph(p, s, &spread, phase1, caches, false);
+            retries.extend(got.ok());
+            caches = back;
+        }
         let mut bounds = o.bounds.clone();
         bounds.max_nodes = bounds.max_nodes.saturating_mul(4);
         let first = Options {
@@ -615,14 +672,15 @@ fn schedule_graph(
             bounds,
             ..o.clone()
         };
-        let caches = g.take_caches();
-        drop(more);
-        drop(g);
-        schedule_graph(p, s, &first, phase1, caches).ok()
-    } else {
-        None
-    };
-    match (best, retry) {
+        let (got, back) = schedule_graph(p, s, &first, phase1, caches, false);
+        retries.extend(got.ok());
+        caches = back;
+    }
+    // the least retry; ties keep the earlier
+    let retry = retries
+        .into_iter()
+        .reduce(|a, b| if b.area < a.area - 1e-9 { b } else { a });
+    let out = match (best, retry) {
         (Some((a, _)), Some(r)) if r.area < a - 1e-9 => Ok(r),
         (Some((_, mut got)), _) => {
             got.roots_tried = tried;
@@ -654,7 +712,8 @@ fn schedule_graph(
                 failures.join("\n")
             ))
         }
-    }
+    };
+    (out, caches)
 }
 
 /// Extracts and builds the design of one root: each input is constrained to one layout

@@ -117,6 +117,9 @@ pub struct Bounds {
     pub reshape_atoms: u64,
     /// Stop expanding classes beyond this many stream nodes.
     pub max_nodes: usize,
+    /// Lower the views in a spread streaming layout ([`crate::schedule::spread`]) right
+    /// after the streaming ones, before the rest (else in request order with the rest).
+    pub spread_first: bool,
 }
 
 impl Bounds {
@@ -142,6 +145,7 @@ impl Default for Bounds {
             small_value: 4096,
             reshape_atoms: 1 << 16,
             max_nodes: 60_000,
+            spread_first: false,
         }
     }
 }
@@ -191,6 +195,9 @@ pub struct StreamGraph<'a> {
     queue: VecDeque<(usize, Lay)>,
     /// Views in their type's streaming layout, lowered before [`StreamGraph::queue`]'s.
     streaming_queue: VecDeque<(usize, Lay)>,
+    /// With [`Bounds::spread_first`], views in a spread streaming layout
+    /// ([`crate::schedule::spread`]), lowered after the streaming ones and before the rest.
+    spread_queue: VecDeque<(usize, Lay)>,
     /// What does not depend on the graph's roots or node bound.
     caches: Caches,
     /// [`StreamGraph::request`]'s answers by context, e-class and interned layout.
@@ -224,6 +231,7 @@ impl<'a> StreamGraph<'a> {
             index: HashMap::default(),
             queue: VecDeque::new(),
             streaming_queue: VecDeque::new(),
+            spread_queue: VecDeque::new(),
             caches,
             requests: HashMap::default(),
             bounds,
@@ -379,6 +387,10 @@ impl<'a> StreamGraph<'a> {
                 == Some(&*layout)
             {
                 self.streaming_queue.push_back((idx, layout));
+            } else if self.bounds.spread_first
+                && crate::schedule::spread::is_spread_streaming(ty, &layout)
+            {
+                self.spread_queue.push_back((idx, layout));
             } else {
                 self.queue.push_back((idx, layout));
             }
@@ -398,17 +410,21 @@ impl<'a> StreamGraph<'a> {
 
     /// Lowers every queued view, until none is left or the node bound is hit.
     pub fn expand(&mut self) {
-        // Streaming views first: when the bound cuts the graph, the streaming design (the
-        // one Aetherling's scheduler builds, mostly) is then complete, not cut halfway.
+        // Streaming views first (then, if asked, spread streaming ones): when the bound
+        // cuts the graph, the streaming design (the one Aetherling's scheduler builds,
+        // mostly), and the designs running every operator at a fraction of that rate, are
+        // then complete, not cut halfway.
         while let Some((idx, layout)) = self
             .streaming_queue
             .pop_front()
+            .or_else(|| self.spread_queue.pop_front())
             .or_else(|| self.queue.pop_front())
         {
             if self.nodes >= self.bounds.max_nodes {
                 self.truncated = true;
                 self.queue.clear();
                 self.streaming_queue.clear();
+                self.spread_queue.clear();
                 return;
             }
             self.lower_view(idx, &layout);
