@@ -35,9 +35,10 @@
 //!   lowering runs its Unpartition searches over layouts that grow in number with the
 //!   slowdown's divisors; and on the 1920x1080 apps, whose reshapes are frame-sized (their
 //!   analyses take closed forms, `st::perm::closed`): `camera` at s = 64800 and four times
-//!   that (s = 259200), and at frame-scale slowdowns, `camera` at 2073600 and 8294400,
-//!   `demosaic` and `big_real_32_conv2d` at 1036800 and 4147200 (a pixel every second or
-//!   fourth clock). The ratio of a program's two cases is how its cost scales; the set-up
+//!   that (s = 259200), `demosaic` at 57600 and 230400 (reshapes whose lane counts cross,
+//!   20 lanes into 9: `st::perm::crossing`), and at frame-scale slowdowns, `camera` at
+//!   2073600 and 8294400, `demosaic` and `big_real_32_conv2d` at 1036800 and 4147200 (a
+//!   pixel every second or fourth clock). The ratio of a program's two cases is how its cost scales; the set-up
 //!   run of each case (timed once, outside criterion) also prints it (`ratio 4x slowdown:
 //!   ...`). Every run starts without the movement areas kept by earlier ones
 //!   (`st::area::forget_movement_areas`), as a fresh `tessera schedule` does.
@@ -266,11 +267,12 @@ fn aetherling_large_slowdown(c: &mut Criterion) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_millis(1))
         .measurement_time(Duration::from_secs(1));
-    let cases: [(&str, [u64; 2]); 6] = [
+    let cases: [(&str, [u64; 2]); 7] = [
         ("small/camera_16x8", [288, 1152]),
         ("small/demosaic_16x8", [288, 1152]),
         ("camera", [64800, 259200]),
         ("camera", [2073600, 8294400]),
+        ("demosaic", [57600, 230400]),
         ("demosaic", [1036800, 4147200]),
         ("big_real_32_conv2d", [1036800, 4147200]),
     ];

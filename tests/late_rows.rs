@@ -236,3 +236,26 @@ fn a_register_the_line_buffer_holds_is_merged_and_a_sum_is_not() {
     .unwrap();
     assert_eq!(merged_register_bits(&sum).total(), 0);
 }
+
+/// Two pipelined `reduce_s` chains over the same elements (registers after the first link,
+/// and after the first two): the elements both delay by a clock are the same words, merged
+/// at 2^12 lanes (16 bits a lane). At 2^19 lanes (more than 2^20 over the design's nodes)
+/// following every word costs what the hardware has, on every area the baseline's search
+/// asks for, so the registers are counted in full.
+#[test]
+fn a_design_too_wide_to_follow_counts_its_registers_in_full() {
+    use tessera::st::merged::merged_register_bits;
+    use tessera::st::parse_design;
+    let chains = |w: u64| {
+        let text = format!(
+            "(design m)
+(input I (sseq {w} (sseq 4 uint8)))
+(let a (map_s {w} (fn (v) (reduce_s 4 (regs 1) add v)) I))
+(let b (map_s {w} (fn (v) (reduce_s 4 (regs 1 2) add v)) I))
+(output (map2_s {w} (fn (x y) (map2_s 1 (fn (p q) (add (atuple p q))) x y)) a b))"
+        );
+        parse_design("m.st", &text).unwrap()
+    };
+    assert_eq!(merged_register_bits(&chains(1 << 12)).reduce_s, 16 << 12);
+    assert_eq!(merged_register_bits(&chains(1 << 19)).total(), 0);
+}

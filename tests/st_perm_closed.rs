@@ -12,6 +12,7 @@ use tessera::seq::types::ScalarType;
 use tessera::st::perm::closed::{
     bijection_max_live, identity_latency, identity_max_live, identity_sources,
 };
+use tessera::st::perm::crossing::{blocks, crossing_latency, crossing_sources, Block};
 use tessera::st::perm::sumset::distinct_sums;
 use tessera::st::perm::{clock_of_atoms, transposed, Perm};
 use tessera::st::{Layout, StOp};
@@ -228,8 +229,77 @@ fn transpose_pair() -> impl Strategy<Value = (Layout, Layout, u64, u64)> {
         })
 }
 
+/// A layout of a random type against one sequence of as many atoms, `k` lanes (`k` any
+/// divisor) streamed over `n / k` clocks with idle ones: lane counts that do not nest in
+/// the other layout's boundaries, as Aetherling's frame-sized reshapes into
+/// `(tseq 230400 0 (sseq 9 ..))` from 20 lanes.
+fn crossing_pair() -> impl Strategy<Value = (Layout, Layout)> {
+    prop::collection::vec(
+        prop::sample::select(vec![1u64, 2, 3, 4, 5, 6, 9, 10, 12]),
+        1..4,
+    )
+    .prop_flat_map(|lens| {
+        let k = lens.len();
+        (
+            Just(lens),
+            prop::collection::vec(layer_how(), k),
+            (0u8..3, 0usize..64, 0u64..3, 0u64..3),
+        )
+    })
+    .prop_map(|(lens, ha, (form, pick, idle, gap))| {
+        let n: u64 = lens.iter().product();
+        let divisors: Vec<u64> = (1..=n).filter(|d| n.is_multiple_of(*d)).collect();
+        let k = divisors[pick % divisors.len()];
+        let int = Layout::Scalar(ScalarType::Int8);
+        let out = match form {
+            0 => Layout::tseq(n / k, idle, Layout::sseq(k, int)),
+            1 => Layout::tseq(n / k, idle, Layout::tseq(1, gap, Layout::sseq(k, int))),
+            _ => Layout::sseq(k, Layout::tseq(n / k, idle, int)),
+        };
+        even(build(&lens, &ha), out)
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Over the blocks between common cuts (`st::perm::crossing`), the least latency and
+    /// each output lane's count of (input lane, delay) pairs with the input lanes' largest
+    /// delays equal the walk, where the digits nest and where they cross; the latency always
+    /// answers, and so do the sources unless nested digits add delays of their own (then
+    /// the sums may take no closed form); `Perm` agrees with the walk.
+    #[test]
+    fn crossing_forms_equal_the_walk(
+        (a, b) in prop_oneof![pair(), crossing_pair()],
+        extra in 0u64..5,
+    ) {
+        prop_assume!(a.clocks() <= 20_000);
+        let want = walked_latency(&a, &b);
+        prop_assert_eq!(crossing_latency(&a, &b, u64::MAX), Some(want), "{} -> {}", a, b);
+        let lat = want + extra;
+        let walked = walked_lane_sources(&a, &b, lat);
+        let blocks = blocks(&a, &b, u64::MAX).expect("one type");
+        match crossing_sources(&a, &b, lat, u64::MAX) {
+            Some((counts, most)) => {
+                prop_assert_eq!((counts.into_iter().collect::<Vec<_>>(), most), walked, "{} -> {} at {}", a, b, lat);
+            }
+            // only sums of nested time digits' delays decline
+            None => prop_assert!(
+                blocks.iter().any(|k| matches!(k, Block::Nested(_, x, y) if *x != 0 && *y != 0 && x != y)),
+                "{} -> {} at {}", a, b, lat
+            ),
+        }
+        if want > 0 {
+            prop_assert_eq!(crossing_sources(&a, &b, want - 1, u64::MAX), None);
+        }
+        let op = StOp::Reshape { from: a.clone(), to: b.clone() };
+        let p = Perm::of(&op, &a, &b).expect("a reshape moves data");
+        prop_assert_eq!(p.latency, want);
+        let (counts, most) = walked_lane_sources(&a, &b, p.latency);
+        let src = p.lane_sources(None, None);
+        prop_assert_eq!(src.counts.into_iter().collect::<Vec<_>>(), counts);
+        prop_assert_eq!(src.tap_atoms, most);
+    }
 
     /// The closed latency is the walked one wherever it answers; it declines only when
     /// the two flat-index digit systems cross (a boundary of one neither divides nor is a
@@ -480,4 +550,42 @@ fn a_multi_lane_output_counts_each_lanes_sources_in_closed_form() {
     let src = p.lane_sources(Some(1000), None);
     assert_eq!(src.counts.into_iter().collect::<Vec<_>>(), vec![(1000, 3)]);
     assert_eq!(src.tap_atoms, most);
+}
+
+/// Demosaic's frame at s = 230400 as Aetherling's Unpartition search costs it, a tenth of
+/// each row's lanes: 2 lanes in rows of 192 clocks with idle ones, into 9 lanes a clock.
+/// The digits cross (2 and 384 against 9) only below 1152 of the 207360 atoms: the
+/// crossing block's table gives the latency and each output lane's sources, equal to the
+/// walk, and `Perm` takes them.
+#[test]
+fn lanes_that_do_not_nest_count_their_sources_over_the_crossing_block() {
+    let int = || Layout::Scalar(ScalarType::Int8);
+    let a = Layout::tseq(540, 484, Layout::tseq(192, 33, Layout::sseq(2, int())));
+    let b = Layout::tseq(23_040, 207_360, Layout::sseq(9, int()));
+    assert_eq!(a.clocks(), b.clocks());
+    assert_eq!(identity_latency(&a, &b), None);
+    let crossing: Vec<u64> = blocks(&a, &b, u64::MAX)
+        .expect("one atom count")
+        .iter()
+        .filter_map(|k| match k {
+            Block::Crossing(i, _) => Some(i.iter().map(|d| d.0).product()),
+            Block::Nested(..) => None,
+        })
+        .collect();
+    assert_eq!(crossing, vec![1152]);
+    let lat = crossing_latency(&a, &b, 1152).expect("a block of 1152");
+    assert_eq!(lat, walked_latency(&a, &b));
+    assert_eq!(crossing_latency(&a, &b, 1151), None);
+    let want = walked_lane_sources(&a, &b, lat);
+    let (counts, most) = crossing_sources(&a, &b, lat, 1152).expect("no nested time sums");
+    assert_eq!((counts.into_iter().collect::<Vec<_>>(), most), want);
+    let op = StOp::Reshape {
+        from: a.clone(),
+        to: b.clone(),
+    };
+    let p = Perm::of(&op, &a, &b).unwrap();
+    assert_eq!(p.latency, lat);
+    let src = p.lane_sources(None, None);
+    assert_eq!(src.counts.into_iter().collect::<Vec<_>>(), want.0);
+    assert_eq!(src.tap_atoms, want.1);
 }

@@ -30,6 +30,40 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// beyond it (frame-sized reshapes) its outputs are taken as new words, which merges less.
 const MAX_TABLE: u64 = 1 << 16;
 
+/// The most lanes (summed over the nodes of every hardware instance) a design may have for
+/// its words to be followed; a wider design's pipeline registers are all counted (merging
+/// less, as movement operators beyond [`MAX_TABLE`]). Following every lane costs what the
+/// hardware has, and the baseline's search asks for the area of hundreds of subdesigns: at
+/// s = 1 to 10 of a 1920x1080 app (200,000 to 2,000,000 lanes a node) that took minutes
+/// and gigabytes per slowdown.
+const MAX_WORDS: u64 = 1 << 20;
+
+/// The lanes of the nodes of scope `root` and of their bodies' hardware instances, each
+/// instance `mult` times, saturating.
+fn lane_words(d: &Design, root: NodeId, mult: u64) -> u64 {
+    let mut sum = 0u64;
+    for id in d.scope(root) {
+        sum = sum.saturating_add(d.layout(id).lanes().saturating_mul(mult));
+        let inner = match &d.node(id).op {
+            StOp::MapS { n, body } | StOp::Map2S { n, body } | StOp::ReduceS { n, body, .. } => {
+                Some((*body, mult.saturating_mul(*n)))
+            }
+            StOp::MapT { body, .. }
+            | StOp::Map2T { body, .. }
+            | StOp::ReduceT { body, .. }
+            | StOp::Stall { body, .. } => Some((*body, mult)),
+            _ => None,
+        };
+        if let Some((body, m)) = inner {
+            sum = sum.saturating_add(lane_words(d, d.body(body).root, m));
+        }
+        if sum > MAX_WORDS {
+            break;
+        }
+    }
+    sum
+}
+
 /// A word of the design: a scalar computed somewhere, a constant, a word shifted by a
 /// constant (wiring: its register's bits are the word's), or one delayed by a clock.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,7 +104,7 @@ pub fn merged_register_bits(d: &Design) -> Merged {
         StOp::ReduceS { regs, .. } => !regs.is_empty(),
         _ => false,
     });
-    if !has_pipeline {
+    if !has_pipeline || lane_words(d, d.output(), 1) > MAX_WORDS {
         return Merged::default();
     }
     let mut w = Words::new(d);

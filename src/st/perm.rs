@@ -24,6 +24,7 @@
 //! `tests/st_perm_closed.rs` compare them on thousands of random layouts).
 
 pub mod closed;
+pub mod crossing;
 pub mod reduce;
 pub mod staircase;
 pub mod sumset;
@@ -219,7 +220,9 @@ impl Perm {
     /// layouts' common structure ([`reduce`]).
     pub fn min_latency(&self) -> u64 {
         if self.map == AtomMap::Identity && self.input.atoms() >= CLOSED_MIN_ATOMS {
-            if let Some(lat) = closed::identity_latency(&self.input, &self.output) {
+            if let Some(lat) = closed::identity_latency(&self.input, &self.output)
+                .or_else(|| crossing::crossing_latency(&self.input, &self.output, CROSSING_CAP))
+            {
                 return lat;
             }
         }
@@ -281,6 +284,18 @@ impl Perm {
                     tap_atoms: mult * most,
                 };
             }
+            let (i, o) = (&shape.input, &shape.output);
+            if let Some((per, most)) = crossing::crossing_sources(i, o, self.latency, CROSSING_CAP)
+            {
+                let mut counts = BTreeMap::new();
+                for (n, lanes) in per {
+                    *counts.entry(n.min(cap)).or_default() += mult * lanes;
+                }
+                return LaneSources {
+                    counts,
+                    tap_atoms: mult * most,
+                };
+            }
         }
         atom_lane_sources(&shape, self.latency, fill, mult, cap, stop)
     }
@@ -297,7 +312,11 @@ impl Perm {
             // the count of atoms held (arrived less read) needs no read before its arrival,
             // which a FIFO's fixed delay does not promise
             let least = match shape.kind {
-                Kind::Identity => closed::identity_latency(&shape.input, &shape.output),
+                Kind::Identity => {
+                    closed::identity_latency(&shape.input, &shape.output).or_else(|| {
+                        crossing::crossing_latency(&shape.input, &shape.output, CROSSING_CAP)
+                    })
+                }
                 _ => None,
             }
             .unwrap_or_else(|| atom_latency(&reduced_for_latency(shape.clone())));
@@ -322,6 +341,11 @@ impl Perm {
 /// (criterion `aetherling_large_slowdown` on the 128-pixel apps ran up to twice as long
 /// with the closed forms at every size, on the loaded machine).
 const CLOSED_MIN_ATOMS: u64 = 1 << 10;
+
+/// The most settings an identity map's crossing digits ([`crossing`]) are tabulated for
+/// before the analyses walk the atoms instead: a table entry costs about what an atom of the
+/// walk does, and frame-scale crossings span a few thousand.
+const CROSSING_CAP: u64 = 1 << 20;
 
 /// The clock of every flat atom of a layout.
 pub fn clock_of_atoms(l: &Layout) -> Vec<u64> {

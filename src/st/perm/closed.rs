@@ -34,7 +34,7 @@ use crate::st::layout::Layout;
 
 /// The layers of `l`'s flat index, innermost first: (length, clocks per step), lengths
 /// above one.
-fn digits(l: &Layout) -> Vec<(u64, u64)> {
+pub(super) fn digits(l: &Layout) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
     let mut cur = l;
     loop {
