@@ -12,7 +12,7 @@
 //! reduce is assumed: `k'` keeps it as it is.
 
 use super::super::analysis::{SeqEGraph, Sort};
-use super::super::extract::{hole_var, scope_term, scope_term_replacing, ArgSubst};
+use super::super::extract::{hole_var, scope_term, scope_term_replacing, splice, ArgSubst};
 use super::super::lang::{AtomName, Literal, SeqLang};
 use super::super::pattern::{infer_var, Pat};
 use crate::seq::op::AtomOp;
@@ -52,10 +52,10 @@ pub struct RowSplit {
     pub part: Id,
     /// The kernel with `X` replaced by its argument (`k'`).
     pub rest: Pat,
-    /// Per row `r`, `(q_r, g_r)` with `q_r . g_r` the row's part of `X`: `q_r` is `(arg 0)`
-    /// unless the row is a weighted sum of shifts with a common shift to take out
-    /// ([`lsl_common`]).
-    pub rows: Vec<(Pat, Pat)>,
+    /// Per row `r`, the row's part of `X` mapped over the row stream `w`: `map n g_r w`, or
+    /// `map n q_r (map n g_r w)` for a row that is a weighted sum of shifts with a common
+    /// shift to take out (`q_r` shifts the sum left by it, [`lsl_common`]).
+    pub rows: Vec<Pat>,
     /// The classes the fragments' holes stand for.
     pub holes: IndexMap<Var, Id>,
 }
@@ -63,7 +63,9 @@ pub struct RowSplit {
 /// The row split of kernel `k` over windows of `rows` rows. `None` if `k` is not a
 /// one-argument body over `(seq rows (seq _ _))` that uses its argument only through a
 /// per-row sub-term with at least one map or constant.
-pub fn row_split(eg: &SeqEGraph, k: Id, rows: u64) -> Option<RowSplit> {
+/// `n` and `w` are the classes of the stream length and of the row stream the rows'
+/// functions are mapped over.
+pub fn row_split(eg: &SeqEGraph, k: Id, rows: u64, n: Id, w: Id) -> Option<RowSplit> {
     let k = eg.find(k);
     let Sort::Value {
         args, input: false, ..
@@ -107,11 +109,8 @@ pub fn row_split(eg: &SeqEGraph, k: Id, rows: u64) -> Option<RowSplit> {
                     _ => (None, None),
                 };
                 let g = row_fn(eg, &form, form_r.as_deref(), r, &mut holes);
-                let q = match post {
-                    Some((d, u)) => shift_left_post(d, u, &mut holes),
-                    None => arg0(),
-                };
-                (q, g)
+                let q = post.map(|(d, u)| shift_left_post(d, u, &mut holes));
+                row_stream(n, w, q, &g, &mut holes)
             })
             .collect();
         return Some(RowSplit {
@@ -221,6 +220,113 @@ fn row_form(eg: &SeqEGraph, c: Id, rows: u64, depth: usize) -> Option<RowForm> {
         }
     }
     None
+}
+
+/// `map n g w`, or `map n q (map n g w)`.
+fn row_stream(n: Id, w: Id, q: Option<Pat>, g: &Pat, holes: &mut IndexMap<Var, Id>) -> Pat {
+    let mut p = Pat::default();
+    let mut hole = |p: &mut Pat, c: Id| {
+        let v = hole_var(c);
+        holes.insert(v, c);
+        p.add(ENodeOrVar::Var(v))
+    };
+    let len = hole(&mut p, n);
+    let src = hole(&mut p, w);
+    let g = splice(&mut p, g);
+    let mapped = p.add(ENodeOrVar::ENode(SeqLang::Map([len, g, src])));
+    if let Some(q) = q {
+        let q = splice(&mut p, &q);
+        p.add(ENodeOrVar::ENode(SeqLang::Map([len, q, mapped])));
+    }
+    p
+}
+
+/// The class of the 3-wide windows of `x` (of length `n`) as `stencil_1d n 3` writes them,
+/// if the e-graph holds it: three parents up from `x` (the zip, the partition, the map).
+pub fn stencil_1d_of(eg: &SeqEGraph, n: u64, x: Id) -> Option<Id> {
+    let parents =
+        |c: Id| -> BTreeSet<Id> { eg[eg.find(c)].parents().map(|p| eg.find(p)).collect() };
+    for zip in parents(x) {
+        for grouped in parents(zip) {
+            for w in parents(grouped) {
+                if is_stencil_1d(eg, w, n, x) {
+                    return Some(w);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// True if class `w` holds the 3-wide windows of `x` (of length `n`) as `stencil_1d n 3`
+/// writes them: `map n (stuple_to_seq 3 (arg 0)) (partition n 1 (map2 n
+/// (stuple_append (arg 0) (arg 1)) (map2 n (stuple (arg 0) (arg 1)) (shift n 1 _ (shift n
+/// 1 _ x)) (shift n 1 _ x)) x))`.
+pub fn is_stencil_1d(eg: &SeqEGraph, w: Id, n: u64, x: Id) -> bool {
+    let x = eg.find(x);
+    let len = |c: Id| num(eg, c) == Some(n);
+    let any = |c: Id, f: &dyn Fn(&SeqLang) -> bool| eg[eg.find(c)].nodes.iter().any(f);
+    let shift1 = |c: Id, of: Id| {
+        any(c, &|m| match m {
+            SeqLang::Shift([k, s, init, y]) => {
+                len(*k)
+                    && num(eg, *s) == Some(1)
+                    && matches!(&eg[*init].data.sort, Sort::Lit(Value::Undef))
+                    && eg.find(*y) == eg.find(of)
+            }
+            _ => false,
+        })
+    };
+    let zip = |a: Id, b: Id, y: Id, appending: bool| {
+        any(a, &|m| match m {
+            SeqLang::Map2([k, f, l, r]) => {
+                len(*k)
+                    && eg.find(*l) == eg.find(b)
+                    && eg.find(*r) == eg.find(y)
+                    && any(*f, &|fb| match fb {
+                        SeqLang::STupleAppend([p, q]) if appending => {
+                            is_arg(eg, *p, 0) && is_arg(eg, *q, 1)
+                        }
+                        SeqLang::STuple([p, q]) if !appending => {
+                            is_arg(eg, *p, 0) && is_arg(eg, *q, 1)
+                        }
+                        _ => false,
+                    })
+            }
+            _ => false,
+        })
+    };
+    any(w, &|m| {
+        let SeqLang::Map([k, f, grouped]) = m else {
+            return false;
+        };
+        let to_seq = any(
+            *f,
+            &|fb| matches!(fb, SeqLang::STupleToSeq([k3, a]) if num(eg, *k3) == Some(3) && is_arg(eg, *a, 0)),
+        );
+        len(*k)
+            && to_seq
+            && any(*grouped, &|g| {
+                let SeqLang::Partition([no, ni, z]) = g else {
+                    return false;
+                };
+                len(*no)
+                    && num(eg, *ni) == Some(1)
+                    && eg[eg.find(*z)].nodes.iter().any(|zn| {
+                        let SeqLang::Map2([_, _, pairs, last]) = zn else {
+                            return false;
+                        };
+                        eg.find(*last) == x
+                            && zip(*z, *pairs, *last, true)
+                            && eg[eg.find(*pairs)].nodes.iter().any(|pn| {
+                                let SeqLang::Map2([_, _, s2, s1]) = pn else {
+                                    return false;
+                                };
+                                zip(*pairs, *s2, *s1, false) && shift1(*s1, x) && shift1(*s2, *s1)
+                            })
+                    })
+            })
+    })
 }
 
 /// `(arg 0 ?inferred)`.
