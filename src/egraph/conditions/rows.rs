@@ -50,7 +50,8 @@ struct RowForm {
 pub struct RowSplit {
     /// The class of the kernel's per-row part `X`.
     pub part: Id,
-    /// The kernel with `X` replaced by its argument (`k'`).
+    /// The kernel with `X` replaced by its argument (`k'`), reading it from the zipped row
+    /// streams' element: `X` is `stuple_to_seq rows (arg 0)`.
     pub rest: Pat,
     /// Per row `r`, the row's part of `X` mapped over the row stream `w`: `map n g_r w`, or
     /// `map n q_r (map n g_r w)` for a row that is a weighted sum of shifts with a common
@@ -89,7 +90,7 @@ pub fn row_split(eg: &SeqEGraph, k: Id, rows: u64, n: Id, w: Id) -> Option<RowSp
             }
             None
         };
-        let kr = scope_term_replacing(eg, k, x, &arg0(), &flag, &mut holes);
+        let kr = scope_term_replacing(eg, k, x, &zipped_rows(rows), &flag, &mut holes);
         if stray.get() {
             // The chosen term of `k` reads its argument outside `x` too.
             continue;
@@ -327,6 +328,16 @@ pub fn is_stencil_1d(eg: &SeqEGraph, w: Id, n: u64, x: Id) -> bool {
                     })
             })
     })
+}
+
+/// `(stuple_to_seq rows (arg 0 ?inferred))`: the kernel's rows from the zipped row streams'
+/// element (a `(seq 1 (stuple rows r))`), so that `k'` reads the zip directly.
+fn zipped_rows(rows: u64) -> Pat {
+    let mut p = arg0();
+    let a = Id::from(p.as_ref().len() - 1);
+    let n = p.add(ENodeOrVar::ENode(SeqLang::Num(rows)));
+    p.add(ENodeOrVar::ENode(SeqLang::STupleToSeq([n, a])));
+    p
 }
 
 /// `(arg 0 ?inferred)`.
