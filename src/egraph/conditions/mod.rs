@@ -18,6 +18,7 @@ use lanes::{hmap_lanes, seed_shift_lanes, shift_lanes};
 use std::collections::BTreeSet;
 
 mod lanes;
+mod rows;
 mod strict;
 mod types;
 
@@ -153,6 +154,8 @@ pub const GENERATORS: &[GenSpec] = &[
     GenSpec { name: "seed-shift-lanes", modes: &[In, In, In, Out], doc: "(seed-shift-lanes ?no ?ni ?init ?fs): the Stencil seed's HMap functions of Shift nesting: [Map 1 (Shift no init) . Select_1d ni (ni-1), Select_1d ni 0, .., Select_1d ni (ni-2)]" },
     GenSpec { name: "hmap-lanes", modes: &[In, In, In, Out], doc: "(hmap-lanes ?n ?fs ?x ?lanes): the lanes of HMap n [f_0 .. f_n-1] x (n >= 2): lane k is Map 1 f_k (Select_1d n k x), the lanes zipped into (seq 1 (stuple n u))" },
     GenSpec { name: "lsl-sum", modes: &[In, In, Out], doc: "(lsl-sum ?a ?b ?c): a and b are scalar literals (shift amounts) and c is the literal min(a + b, 255): shifting left by a then by b is shifting by c, as an amount of at least the width gives 0" },
+    GenSpec { name: "row-split", modes: &[In, In, In, Out, Out, Out, Out, Out], doc: "(row-split ?k ?n ?x ?p ?kr ?s0 ?s1 ?s2): w is the 3-wide windows of the stream x of length n as stencil_1d writes them (found in the e-graph), the kernel k over 3-row windows (seq 3 (seq _ _)) uses its window only through a per-row part p (maps over the rows, of the window or of a map2 of it with a constant of one element per row), kr is k with p replaced by (stuple_to_seq 3 (arg 0)): it reads the zipped rows' element (seq 1 (stuple 3 r)), and s_r is p's function of row r mapped over the stream w of length n: map n g_r w, or map n q_r (map n g_r w) for a row that is a weighted sum of left shifts (reduce add of lsl by constant amounts) whose least amount d is positive, g_r shifting by the amounts less d and q_r shifting the sum left by d, so that rows whose weights differ by a power of two share g_r" },
+    GenSpec { name: "lsl-common", modes: &[In, In, Out, Out, Out], doc: "(lsl-common ?c ?t ?d ?u ?c2): c is a literal list (of type t = (seq _ u)) of shift amounts whose least element d is positive, and c2 is c with d taken from every element: a wrapping sum of x_i << c_i is (the sum of x_i << c2_i) << d" },
     GenSpec { name: "strict", modes: &[In], doc: "(strict ?f): the body f (of one or two arguments) gives an entirely don't-care value from entirely don't-care arguments: no constant, counter or shift init reaches its result" },
     GenSpec { name: "type-is", modes: &[In, In], doc: "(type-is ?x ?t): the value x has the type t" },
     GenSpec { name: "integer", modes: &[In], doc: "(integer ?t): t (a type, or a value's type) is an integer scalar: not bit, not fixp1_7" },
@@ -376,6 +379,57 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
             }
             _ => vec![],
         },
+        "row-split" => {
+            let (Some(k), Some(len), Some(x)) = (class(0), class(1), class(2)) else {
+                return vec![];
+            };
+            let Some(w) = n(1).and_then(|l| rows::stencil_1d_of(ctx.egraph, l, x)) else {
+                return vec![];
+            };
+            let rows = args.len() as u64 - 5;
+            match rows::row_split(ctx.egraph, k, rows, len, w) {
+                Some(split) => {
+                    let mut out = bind_with_holes(b, split.holes, args[4], split.rest);
+                    out.insert(args[3], Bound::Class(split.part));
+                    for (r, s) in split.rows.into_iter().enumerate() {
+                        out.insert(args[5 + r], Bound::Term(s));
+                    }
+                    vec![out]
+                }
+                None => vec![],
+            }
+        }
+        "lsl-common" => {
+            let c = match b.get(&args[0]) {
+                Some(Bound::Class(id)) => match &ctx.egraph[*id].data.sort {
+                    Sort::Lit(v) => v.clone(),
+                    _ => return vec![],
+                },
+                Some(Bound::Term(p)) => match p.as_ref().last() {
+                    Some(ENodeOrVar::ENode(SeqLang::Lit(l))) => l.0.clone(),
+                    _ => return vec![],
+                },
+                None => return vec![],
+            };
+            let Some(elem) = class(1).and_then(|t| rows::seq_elem(ctx.egraph, t)) else {
+                return vec![];
+            };
+            match rows::lsl_common(&c) {
+                Some((d, rest)) => {
+                    let mut frag = Pat::default();
+                    frag.add(ENodeOrVar::ENode(SeqLang::Lit(Literal(rest))));
+                    vec![with(
+                        b,
+                        vec![
+                            (args[2], Bound::Term(lit_frag(d))),
+                            (args[3], Bound::Class(elem)),
+                            (args[4], Bound::Term(frag)),
+                        ],
+                    )]
+                }
+                None => vec![],
+            }
+        }
         "strict" => match class(0) {
             Some(f) if strict::strict(ctx.egraph, f) => vec![b.clone()],
             _ => vec![],
