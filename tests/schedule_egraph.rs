@@ -425,10 +425,11 @@ fn spread_streaming_designs_at_large_slowdowns() {
 
 /// `derivations/reduce_nesting_lhs` at s = 3 lists the e-graph's design larger than the
 /// baseline's at the default clock (80 against 67), but not for want of search: the
-/// baseline's accumulator (`reduce_t 3 0`) caps its clock at 215.5 MHz, below the 225 MHz
-/// target, and the e-graph keeps the design that meets the target (a smaller one that
-/// misses a clock the other meets is not better). At a target the baseline's design
-/// meets, the e-graph finds a design as small, at a clock as fast.
+/// baseline's accumulator (`reduce_t 3 0`, a 16-bit add and its first-element choice)
+/// caps its clock below the 225 MHz target (188 MHz on the model), and the e-graph keeps
+/// the design that meets the target (a smaller one that misses a clock the other meets is
+/// not better). At the clock the baseline's design reaches, the e-graph finds a design as
+/// small, at a clock as fast.
 #[test]
 fn the_reduce_nesting_loss_is_the_clock() {
     use tessera::st::pipeline::{baseline_at, critical_path, Clock};
@@ -436,7 +437,8 @@ fn the_reduce_nesting_loss_is_the_clock() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/derivations/reduce_nesting_lhs.seq");
     let p = load_program(&path).unwrap();
     let w = tessera::st::area::Weights::default();
-    for (mhz, meets) in [(225.0, false), (215.0, true)] {
+    let mut mhz = 225.0;
+    for meets in [false, true] {
         let clock = Clock {
             strict: false,
             ..Clock::ice40(mhz)
@@ -473,5 +475,7 @@ fn the_reduce_nesting_loss_is_the_clock() {
             verify(&got.design, &p, &frames).unwrap().passed(),
             "{mhz} MHz"
         );
+        // next, a target the baseline's design meets
+        mhz = (theirs * 10.0).floor() / 10.0;
     }
 }

@@ -182,13 +182,21 @@ pub fn num_of(ctx: &Ctx<'_>, b: &Bindings, v: Var) -> Option<u64> {
 
 /// The value of a variable bound to a scalar literal (a constant's value), if it is one.
 fn lit_of(ctx: &Ctx<'_>, b: &Bindings, v: Var) -> Option<u64> {
+    match lit_value(ctx, b, v)? {
+        Value::Scalar(n) => Some(n),
+        _ => None,
+    }
+}
+
+/// The literal value bound to `v` (a class of literal sort, or a literal term).
+fn lit_value(ctx: &Ctx<'_>, b: &Bindings, v: Var) -> Option<Value> {
     match b.get(&v)? {
         Bound::Class(id) => match &ctx.egraph[*id].data.sort {
-            Sort::Lit(Value::Scalar(n)) => Some(*n),
+            Sort::Lit(v) => Some(v.clone()),
             _ => None,
         },
         Bound::Term(p) => match p.as_ref().last()? {
-            ENodeOrVar::ENode(SeqLang::Lit(Literal(Value::Scalar(n)))) => Some(*n),
+            ENodeOrVar::ENode(SeqLang::Lit(l)) => Some(l.0.clone()),
             _ => None,
         },
     }
@@ -400,16 +408,8 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
             }
         }
         "lsl-common" => {
-            let c = match b.get(&args[0]) {
-                Some(Bound::Class(id)) => match &ctx.egraph[*id].data.sort {
-                    Sort::Lit(v) => v.clone(),
-                    _ => return vec![],
-                },
-                Some(Bound::Term(p)) => match p.as_ref().last() {
-                    Some(ENodeOrVar::ENode(SeqLang::Lit(l))) => l.0.clone(),
-                    _ => return vec![],
-                },
-                None => return vec![],
+            let Some(c) = lit_value(ctx, b, args[0]) else {
+                return vec![];
             };
             let Some(elem) = class(1).and_then(|t| rows::seq_elem(ctx.egraph, t)) else {
                 return vec![];
@@ -469,16 +469,8 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
             let (Some(no), Some(ni), Some(s)) = (n(0), n(1), n(2)) else {
                 return vec![];
             };
-            let init = match b.get(&args[3]) {
-                Some(Bound::Class(id)) => match &ctx.egraph[*id].data.sort {
-                    Sort::Lit(v) => v.clone(),
-                    _ => return vec![],
-                },
-                Some(Bound::Term(p)) => match p.as_ref().last() {
-                    Some(ENodeOrVar::ENode(SeqLang::Lit(l))) => l.0.clone(),
-                    _ => return vec![],
-                },
-                None => return vec![],
+            let Some(init) = lit_value(ctx, b, args[3]) else {
+                return vec![];
             };
             if ni < 2 || s > no * ni {
                 return vec![];
