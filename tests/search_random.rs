@@ -171,6 +171,18 @@ fn header_point(f: &Path, text: &str, prefix: &str) -> (u64, f64, f64) {
     (nums[0] as u64, nums[1], nums[2])
 }
 
+/// Asserts that `p` at slowdown `s` simulates equal to the interpreter and that the
+/// e-graph's and the baseline's areas are `areas`.
+fn assert_point(p: &tessera::seq::Program, s: u64, areas: (f64, f64), what: &str) {
+    let pt = point(p, s);
+    assert_eq!(pt.mismatch, None, "{what}");
+    assert_eq!(
+        (pt.egraph.clone().ok(), pt.baseline.clone().ok()),
+        (Some(areas.0), Some(areas.1)),
+        "{what}"
+    );
+}
+
 /// The minimised losing programs of `tests/data/search/` still lose, each by the areas its
 /// header gives; when one stops losing, its file and known losses go.
 #[test]
@@ -181,13 +193,14 @@ fn minimised_losses_still_lose() {
         let text = std::fs::read_to_string(&f).unwrap();
         let p = tessera::seq::parse_program(&f.to_string_lossy(), "loss", &text).unwrap();
         let (s, e, b) = header_point(&f, &text, "; loses at slowdown ");
-        let pt = point(&p, s);
-        assert_eq!(pt.mismatch, None, "{}", f.display());
-        assert_eq!(
-            (pt.egraph.clone().ok(), pt.baseline.clone().ok()),
-            (Some(e), Some(b)),
-            "{}: the areas changed (delete the file if the e-graph no longer loses)",
-            f.display()
+        assert_point(
+            &p,
+            s,
+            (e, b),
+            &format!(
+                "{}: the areas changed (delete the file if the e-graph no longer loses)",
+                f.display()
+            ),
         );
     }
 }
@@ -205,14 +218,7 @@ fn constant_operands_are_priced_as_the_design_builds_them() {
         let p = tessera::seq::parse_program(&f.to_string_lossy(), "priced", &text).unwrap();
         let (s, e, b) = header_point(&f, &text, "; prices at slowdown ");
         assert!(e <= b, "{}: header", f.display());
-        let pt = point(&p, s);
-        assert_eq!(pt.mismatch, None, "{}", f.display());
-        assert_eq!(
-            (pt.egraph.clone().ok(), pt.baseline.clone().ok()),
-            (Some(e), Some(b)),
-            "{}",
-            f.display()
-        );
+        assert_point(&p, s, (e, b), &f.display().to_string());
     }
 }
 
@@ -239,14 +245,7 @@ fn designs_for_a_clock_are_chosen_with_their_registers() {
         {
             assert_eq!(header_point(f, line, "; prices at slowdown "), (s, e, b));
         }
-        let pt = point(&p, s);
-        assert_eq!(pt.mismatch, None, "{}", f.display());
-        assert_eq!(
-            (pt.egraph.clone().ok(), pt.baseline.clone().ok()),
-            (Some(e), Some(b)),
-            "{}",
-            f.display()
-        );
+        assert_point(&p, s, (e, b), &f.display().to_string());
     }
 }
 

@@ -33,12 +33,7 @@ pub fn scope_term(
     subst: ArgSubst<'_>,
     holes: &mut IndexMap<Var, Id>,
 ) -> Pat {
-    let root = egraph.find(root);
-    let choice = choose(egraph, root);
-    let mut pat = Pat::default();
-    let mut memo: BTreeMap<Id, Id> = BTreeMap::new();
-    build(egraph, root, &choice, subst, holes, &mut pat, &mut memo);
-    pat
+    scope_term_with(egraph, root, None, subst, holes)
 }
 
 /// [`scope_term`] with every occurrence of class `class` replaced by `frag`: the context
@@ -52,14 +47,27 @@ pub fn scope_term_replacing(
     subst: ArgSubst<'_>,
     holes: &mut IndexMap<Var, Id>,
 ) -> Pat {
+    scope_term_with(egraph, root, Some((class, frag)), subst, holes)
+}
+
+/// [`scope_term`], with class `replace.0` (if any) spliced as fragment `replace.1`.
+fn scope_term_with(
+    egraph: &SeqEGraph,
+    root: Id,
+    replace: Option<(Id, &Pat)>,
+    subst: ArgSubst<'_>,
+    holes: &mut IndexMap<Var, Id>,
+) -> Pat {
     let root = egraph.find(root);
     let choice = choose(egraph, root);
     let mut pat = Pat::default();
     let mut memo: BTreeMap<Id, Id> = BTreeMap::new();
-    let id = splice(&mut pat, frag);
-    memo.insert(egraph.find(class), id);
-    if memo.contains_key(&root) {
-        return pat;
+    if let Some((class, frag)) = replace {
+        let id = splice(&mut pat, frag);
+        memo.insert(egraph.find(class), id);
+        if memo.contains_key(&root) {
+            return pat;
+        }
     }
     build(egraph, root, &choice, subst, holes, &mut pat, &mut memo);
     pat

@@ -9,7 +9,7 @@
 
 use crate::seq::value::Value;
 use crate::st::perm::{Perm, Src};
-use crate::st::stream::Lane;
+use crate::st::stream::{steady_lanes, Lane, Steady};
 use crate::st::Layout;
 
 /// What is known about one lane.
@@ -67,21 +67,12 @@ impl Known {
 
 /// Per lane of a generator: the atom if it is the same on every valid clock.
 pub fn generator_lanes(l: &Layout, atoms: &[Value]) -> Vec<Known> {
-    let mut out: Vec<Option<Known>> = vec![None; l.lanes() as usize];
-    for c in 0..l.clocks() {
-        if let Some(idx) = l.lane_atoms(c) {
-            for (k, a) in idx.iter().enumerate() {
-                let v = Known::of(&atoms[*a as usize]);
-                out[k] = Some(match out[k].take() {
-                    None => v,
-                    Some(prev) if prev == v => prev,
-                    Some(_) => Known::Unknown,
-                });
-            }
-        }
-    }
-    out.into_iter()
-        .map(|k| k.unwrap_or(Known::Unknown))
+    steady_lanes(l, atoms)
+        .into_iter()
+        .map(|k| match k {
+            Steady::One(v) => Known::of(v),
+            Steady::Idle | Steady::Many => Known::Unknown,
+        })
         .collect()
 }
 

@@ -383,8 +383,8 @@ fn measure_movement(p: &Perm) -> Area {
 /// True when a data-movement operator's storage is RAM, as [`movement_area`] charges it and
 /// the RTL builds it: deeper than [`REGISTER_CHAIN_MAX`] words per lane and not the minimal
 /// register buffer (delay lines that deep are memories read into a register).
-pub fn movement_in_ram(p: &Perm) -> bool {
-    let live = p.max_live_atoms();
+/// `live` is [`Perm::max_live_atoms`], which the caller has.
+pub fn movement_in_ram(p: &Perm, live: u64) -> bool {
     if live == 0 {
         return false;
     }

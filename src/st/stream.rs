@@ -31,6 +31,39 @@ impl Lane {
     }
 }
 
+/// What one lane of a layout carries over a period: nothing, the same atom on every clock
+/// it is valid, or several atoms in turn ([`steady_lanes`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Steady<'a> {
+    /// The lane is valid on no clock.
+    Idle,
+    /// This atom on every clock the lane is valid.
+    One(&'a Value),
+    /// Different atoms on different clocks.
+    Many,
+}
+
+/// Per lane of layout `l` carrying `atoms` (flat order): whether it holds one atom over the
+/// period. A generator's steady lane is a constant to the RTL (`rtl::known`) and to the
+/// delay model; a lane that takes several in turn is a table read by phase.
+pub fn steady_lanes<'a>(l: &Layout, atoms: &'a [Value]) -> Vec<Steady<'a>> {
+    let mut out = vec![Steady::Idle; l.lanes() as usize];
+    for c in 0..l.clocks() {
+        let Some(idx) = l.lane_atoms(c) else {
+            continue;
+        };
+        for (k, a) in idx.iter().enumerate() {
+            let v = &atoms[*a as usize];
+            out[k] = match out[k] {
+                Steady::Idle => Steady::One(v),
+                Steady::One(prev) if prev == v => Steady::One(prev),
+                _ => Steady::Many,
+            };
+        }
+    }
+    out
+}
+
 /// The atoms of `v : t` in flat order; a structured don't-care becomes don't-care atoms.
 pub fn flatten(v: &Value, t: &SeqType) -> Vec<Value> {
     let mut out = Vec::with_capacity(t.atoms() as usize);

@@ -14,7 +14,7 @@ use crate::st::design::{set_body, BodyId, Design, NodeId};
 use crate::st::layout::Layout;
 use crate::st::op::StOp;
 use crate::st::perm::{Perm, Src};
-use crate::st::stream::{flatten, Lane};
+use crate::st::stream::{flatten, steady_lanes, Lane, Steady};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -340,7 +340,11 @@ impl<'d> Walk<'d> {
                 let select = select_ns(t, sources);
                 // what the stored atoms leave: registers, or a RAM's read port where the
                 // storage is a memory (as `st::area` charges it and the RTL builds it)
-                let stored = if movement_in_ram(&p) { t.ram_ns } else { 0.0 } + select;
+                let stored = if movement_in_ram(&p, live) {
+                    t.ram_ns
+                } else {
+                    0.0
+                } + select;
                 let only_stored = live > 0
                     && matches!(
                         op,
@@ -465,25 +469,7 @@ impl<'d> Walk<'d> {
 /// shift by it as wiring and adders. A lane whose atom changes with the clock is a table
 /// read, and what uses it is general logic (a multiplier, a barrel shifter).
 fn lanes_hold_one_atom(l: &Layout, value: &Value) -> bool {
-    if l.clocks() <= 1 {
-        return true;
-    }
-    let atoms = flatten(value, &l.to_seq());
-    let mut lane: Vec<Option<&Value>> = vec![None; l.lanes() as usize];
-    for c in 0..l.clocks() {
-        let Some(idx) = l.lane_atoms(c) else {
-            continue;
-        };
-        for (k, a) in idx.iter().enumerate() {
-            let v = &atoms[*a as usize];
-            match lane[k] {
-                None => lane[k] = Some(v),
-                Some(prev) if prev == v => {}
-                Some(_) => return false,
-            }
-        }
-    }
-    true
+    l.clocks() <= 1 || !steady_lanes(l, &flatten(value, &l.to_seq())).contains(&Steady::Many)
 }
 
 /// True when every output lane of `p` takes its atoms from one input lane (or one shift's
