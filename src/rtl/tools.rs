@@ -4,6 +4,7 @@
 //! `RTL_REQUIRE_TOOLS` is set, so a CI run cannot pass without simulating anything;
 //! elsewhere the caller prints `SKIPPED` and returns.
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -59,6 +60,9 @@ pub struct Run {
     pub command: String,
     /// Exit status success.
     pub ok: bool,
+    /// The signal that ended the tool, if one did (the kernel's out-of-memory killer sends
+    /// SIGKILL, and a tool killed that way prints nothing).
+    pub signal: Option<i32>,
     /// Standard output.
     pub stdout: String,
     /// Standard error.
@@ -92,6 +96,7 @@ pub fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Resul
     Ok(Run {
         command: format!("{tool} {}", args.join(" ")),
         ok: out.status.success(),
+        signal: out.status.signal(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         time: t0.elapsed(),
@@ -136,6 +141,7 @@ pub fn run_within(
     Ok(Some(Run {
         command: format!("{tool} {}", args.join(" ")),
         ok: status.success(),
+        signal: status.signal(),
         stdout: read(&out_path),
         stderr: read(&err_path),
         time: t0.elapsed(),
@@ -146,15 +152,22 @@ impl Run {
     /// `Ok(self)` on success, else an error with the command and its output.
     pub fn check(self) -> Result<Run, String> {
         if self.ok {
-            Ok(self)
-        } else {
-            Err(format!(
-                "`{}` failed:\n{}{}",
-                self.command,
-                tail(&self.stdout, 40),
-                tail(&self.stderr, 40)
-            ))
+            return Ok(self);
         }
+        let how = match self.signal {
+            // SIGKILL is what the kernel's out-of-memory killer sends
+            Some(9) => {
+                " (killed by signal 9, SIGKILL: the machine may have run out of memory)".to_string()
+            }
+            Some(n) => format!(" (killed by signal {n})"),
+            None => String::new(),
+        };
+        Err(format!(
+            "`{}` failed{how}:\n{}{}",
+            self.command,
+            tail(&self.stdout, 40),
+            tail(&self.stderr, 40)
+        ))
     }
 }
 
@@ -167,4 +180,24 @@ pub fn tail(s: &str, n: usize) -> String {
         t.push('\n');
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_killed_by_a_signal_says_so() {
+        let dir = std::env::temp_dir();
+        let err = run("sh", &["-c", "kill -KILL $$"], &dir, &[])
+            .unwrap()
+            .check()
+            .unwrap_err();
+        assert!(err.contains("killed by signal 9"), "{err}");
+        let err = run("sh", &["-c", "echo broken >&2; exit 3"], &dir, &[])
+            .unwrap()
+            .check()
+            .unwrap_err();
+        assert!(!err.contains("signal") && err.contains("broken"), "{err}");
+    }
 }
