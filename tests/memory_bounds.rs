@@ -307,3 +307,35 @@ fn valid_runs_and_period_agree_with_every_clock() {
     assert_eq!(long.valid_runs(8), None);
     assert_eq!(long.valid_period(), 2);
 }
+
+#[test]
+fn a_tool_over_its_memory_limit_fails_with_the_reason() {
+    if !tessera::rtl::tools::require_tool(&["yosys"], "yosys under a memory limit") {
+        return;
+    }
+    // 60 MB is far below what synth_xilinx needs, so the limit must reach Yosys for it to
+    // fail; without the limit this command succeeds (rtl_synth's tests)
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["area", &example("conv2d.seq"), "--slowdown", "1", "--yosys"])
+        .env("TESSERA_TOOL_MEMORY_MB", "60")
+        .output()
+        .expect("run tessera");
+    refused(
+        &out,
+        &[
+            "conv2d.seq",
+            "yosys",
+            "address space limited to 0.1 GB",
+            "TESSERA_TOOL_MEMORY_MB",
+        ],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["area", &example("conv2d.seq"), "--slowdown", "1", "--yosys"])
+        .env("TESSERA_TOOL_MEMORY_MB", "lots")
+        .output()
+        .expect("run tessera");
+    refused(
+        &out,
+        &["TESSERA_TOOL_MEMORY_MB must be a whole number of MB"],
+    );
+}

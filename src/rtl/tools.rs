@@ -4,7 +4,7 @@
 //! `RTL_REQUIRE_TOOLS` is set, so a CI run cannot pass without simulating anything;
 //! elsewhere the caller prints `SKIPPED` and returns.
 
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -63,6 +63,8 @@ pub struct Run {
     /// The signal that ended the tool, if one did (the kernel's out-of-memory killer sends
     /// SIGKILL, and a tool killed that way prints nothing).
     pub signal: Option<i32>,
+    /// The address-space limit the tool ran under, in bytes ([`tool_memory_limit`]).
+    pub memory_limit: Option<u64>,
     /// Standard output.
     pub stdout: String,
     /// Standard error.
@@ -81,12 +83,69 @@ fn tool_path(tool: &str) -> Result<PathBuf, String> {
     })
 }
 
-/// Runs `tool args...` in `dir`; errors only if the tool cannot be started.
+/// The environment variable that sets [`tool_memory_limit`], in MB.
+pub const TOOL_MEMORY_VAR: &str = "TESSERA_TOOL_MEMORY_MB";
+
+/// The address space each external tool may use, in bytes: `TESSERA_TOOL_MEMORY_MB` if set
+/// (0: no limit), else 85% of this machine's memory. Synthesis of a frame-scale design can
+/// want more than the machine has (Yosys reached 15.9 GB on camera's baseline at
+/// s = 8294400 on a 23 GB machine); with the limit the tool fails with an allocation error
+/// that [`Run::check`] explains, instead of the kernel's out-of-memory killer choosing a
+/// process to end, which may be this one or another program.
+pub fn tool_memory_limit() -> Result<Option<u64>, String> {
+    if let Ok(v) = std::env::var(TOOL_MEMORY_VAR) {
+        let mb: u64 = v.trim().parse().map_err(|_| {
+            format!("{TOOL_MEMORY_VAR} must be a whole number of MB (0: no limit), not {v:?}")
+        })?;
+        return Ok((mb > 0).then(|| mb.saturating_mul(1 << 20)));
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let total_kb = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        });
+    Ok(total_kb.map(|kb| kb / 100 * 85 * 1024))
+}
+
+/// A command for `path` in `dir` whose process may use at most `limit` bytes of address
+/// space.
+fn limited_command(path: &Path, dir: &Path, limit: Option<u64>) -> Command {
+    let mut cmd = Command::new(path);
+    cmd.current_dir(dir);
+    if let Some(bytes) = limit {
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed; it makes one setrlimit call on a value
+        // computed before the fork and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                let lim = libc::rlimit {
+                    rlim_cur: bytes as libc::rlim_t,
+                    rlim_max: bytes as libc::rlim_t,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    cmd
+}
+
+/// Runs `tool args...` in `dir` under [`tool_memory_limit`]; errors only if the tool cannot
+/// be started.
 pub fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Result<Run, String> {
     let path = tool_path(tool)?;
+    let memory_limit = tool_memory_limit()?;
     let t0 = Instant::now();
-    let mut cmd = Command::new(&path);
-    cmd.args(args).current_dir(dir);
+    let mut cmd = limited_command(&path, dir, memory_limit);
+    cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -97,6 +156,7 @@ pub fn run(tool: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Resul
         command: format!("{tool} {}", args.join(" ")),
         ok: out.status.success(),
         signal: out.status.signal(),
+        memory_limit,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         time: t0.elapsed(),
@@ -111,6 +171,7 @@ pub fn run_within(
     limit: Duration,
 ) -> Result<Option<Run>, String> {
     let path = tool_path(tool)?;
+    let memory_limit = tool_memory_limit()?;
     let t0 = Instant::now();
     // output goes to files, so a chatty tool cannot fill a pipe and stall
     let out_path = dir.join(format!("{tool}.stdout"));
@@ -118,9 +179,8 @@ pub fn run_within(
     let file = |p: &Path| {
         std::fs::File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
     };
-    let mut child = Command::new(&path)
+    let mut child = limited_command(&path, dir, memory_limit)
         .args(args)
-        .current_dir(dir)
         .stdout(file(&out_path)?)
         .stderr(file(&err_path)?)
         .spawn()
@@ -142,6 +202,7 @@ pub fn run_within(
         command: format!("{tool} {}", args.join(" ")),
         ok: status.success(),
         signal: status.signal(),
+        memory_limit,
         stdout: read(&out_path),
         stderr: read(&err_path),
         time: t0.elapsed(),
@@ -154,13 +215,28 @@ impl Run {
         if self.ok {
             return Ok(self);
         }
-        let how = match self.signal {
+        let mut why = Vec::new();
+        match self.signal {
             // SIGKILL is what the kernel's out-of-memory killer sends
-            Some(9) => {
-                " (killed by signal 9, SIGKILL: the machine may have run out of memory)".to_string()
-            }
-            Some(n) => format!(" (killed by signal {n})"),
-            None => String::new(),
+            Some(9) => why.push(
+                "killed by signal 9, SIGKILL: the machine may have run out of memory".to_string(),
+            ),
+            Some(n) => why.push(format!("killed by signal {n}")),
+            None => {}
+        }
+        let said_memory = [&self.stdout, &self.stderr].iter().any(|t| {
+            t.contains("bad_alloc") || t.contains("out of memory") || t.contains("Cannot allocate")
+        });
+        if let (Some(limit), true) = (self.memory_limit, said_memory || self.signal.is_some()) {
+            why.push(format!(
+                "it ran with its address space limited to {:.1} GB, which {TOOL_MEMORY_VAR} sets in MB (0: no limit)",
+                limit as f64 / (1u64 << 30) as f64
+            ));
+        }
+        let how = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", why.join("; "))
         };
         Err(format!(
             "`{}` failed{how}:\n{}{}",
@@ -194,6 +270,17 @@ mod tests {
             .check()
             .unwrap_err();
         assert!(err.contains("killed by signal 9"), "{err}");
+        let err = Run {
+            stderr: "terminate called after throwing an instance of 'std::bad_alloc'".into(),
+            signal: Some(6),
+            memory_limit: Some(3 << 30),
+            ..run("sh", &["-c", "exit 0"], &dir, &[]).unwrap()
+        };
+        let err = Run { ok: false, ..err }.check().unwrap_err();
+        assert!(
+            err.contains("killed by signal 6; it ran with its address space limited to 3.0 GB"),
+            "{err}"
+        );
         let err = run("sh", &["-c", "echo broken >&2; exit 3"], &dir, &[])
             .unwrap()
             .check()
