@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use tessera::schedule::egraph;
 use tessera::seq::{interp, load_program, Program};
-use tessera::st::verify::random_frames;
+use tessera::st::verify::{random_frames, verify};
 
 fn load(path: &str) -> Program {
     let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
@@ -200,5 +200,22 @@ fn stencil_rows_applies_only_to_three_row_stencils() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let n = v["applied"]["stencil-rows"].as_u64().unwrap_or(0);
         assert_eq!(n, times, "{file}: {v}");
+    }
+}
+
+/// Rows in proportion share one row computation and its delays, for multiplied weights as
+/// for shifted ones: the 1920x1080 apps' kernel, `mul` by (1 2 1) (2 4 2) (1 2 1), on the
+/// 16x8 image at one and two pixels per clock keeps two rows of row sums (two line buffers
+/// of 16 uint32 words: 1024 RAM bits), where doubling the middle row before delaying it
+/// kept a third (1536), and its design computes what the program computes.
+#[test]
+fn multiplied_rows_in_proportion_share_their_row_delays() {
+    let app = load("examples/small/big_real_32_conv2d_16x8.seq");
+    let frames = random_frames(&app, 3, 2);
+    for s in [128, 64] {
+        let got = egraph::schedule(&app, s, &egraph::Options::default()).unwrap();
+        assert_eq!(got.area_vec.ram_bits, 2 * 16 * 32, "s = {s}");
+        let v = verify(&got.design, &app, &frames).unwrap();
+        assert!(v.passed(), "s = {s}: {v:?}");
     }
 }

@@ -80,7 +80,7 @@ fn rules_check_passes_and_catches_an_unsound_file() {
         "stencil-rows-not-strict",
         "stencil-rows-rows-reversed",
         "row-lsl-common-without-the-shift",
-        "stencil-rows-oldest-row-delayed-once",
+        "stencil-rows-oldest-row-delayed-thrice",
     ] {
         assert!(
             text.lines()

@@ -565,10 +565,11 @@ fn unary_step(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
     }
 }
 
-/// Each row of `x` (a `(seq n (seq m u))` of integers) as a weighted sum of shifts with
-/// small amounts, written as the Aetherling kernels write it: `map n (reduce m add)
-/// (map n (map m lsl) (map2 n (map2 m atuple) x c))`. Not type-preserving: a row becomes
-/// `(seq 1 u)`.
+/// Each row of `x` (a `(seq n (seq m u))` of integers) as a weighted sum, written as the
+/// Aetherling kernels write it: `map n (reduce m add) (map n (map m op) (map2 n (map2 m
+/// atuple) x c))` with `op` `lsl` (small shift amounts) or `mul` (small weights, the rows
+/// often multiples of one row, as a separable kernel's are, so that the common weight
+/// `row-split` takes out is exercised). Not type-preserving: a row becomes `(seq 1 u)`.
 fn weighted_rows(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
     let xt = p.ty(x).clone();
     let (n, row) = xt.as_seq()?;
@@ -577,9 +578,24 @@ fn weighted_rows(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
     if !u.is_int() {
         return None;
     }
+    let op = if rng.coin() { AtomOp::Lsl } else { AtomOp::Mul };
+    let base: Vec<u64> = (0..m).map(|_| rng.range(0, 4)).collect();
     let amounts = Value::List(
         (0..n)
-            .map(|_| Value::List((0..m).map(|_| Value::Scalar(rng.range(0, 4))).collect()))
+            .map(|_| {
+                let row: Vec<u64> = match op {
+                    AtomOp::Mul if rng.coin() => {
+                        let factor = rng.range(1, 5);
+                        base.iter().map(|w| w * factor).collect()
+                    }
+                    _ => (0..m).map(|_| rng.range(0, 4)).collect(),
+                };
+                Value::List(
+                    row.into_iter()
+                        .map(|w| Value::Scalar(w & u.mask()))
+                        .collect(),
+                )
+            })
             .collect(),
     );
     let c = build::constant(p, amounts, xt.clone()).ok()?;
@@ -591,9 +607,9 @@ fn weighted_rows(p: &mut Program, rng: &mut Rng, x: NodeId) -> Option<NodeId> {
     let (ra, rb) = (build::arg(p, 0, row.clone()), build::arg(p, 1, row.clone()));
     let zip = build::map2(p, m, pair, ra, rb).ok()?;
     let pairs = build::map2(p, n, zip, x, c).ok()?;
-    // map m lsl over each row
+    // map m op over each row
     let sa = build::arg(p, 0, pt.clone());
-    let shl = build::apply(p, Op::Atom(AtomOp::Lsl), &[sa]).ok()?;
+    let shl = build::apply(p, Op::Atom(op), &[sa]).ok()?;
     let prow = build::arg(p, 0, SeqType::seq(m, pt.clone()));
     let shl_row = build::map(p, m, shl, prow).ok()?;
     let shifted = build::map(p, n, shl_row, pairs).ok()?;

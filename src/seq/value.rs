@@ -44,6 +44,18 @@ impl Value {
         }
     }
 
+    /// True if every part of this value is [`Value::Undef`]: don't care as a whole. An atom
+    /// tuple shifted in by a `shift` without init is `(_, _)` in the interpreter and one
+    /// `_` word in the simulator and the RTL; both mean the same.
+    pub fn is_all_undef(&self) -> bool {
+        match self {
+            Value::Undef => true,
+            Value::Scalar(_) => false,
+            Value::Pair(p) => p.0.is_all_undef() && p.1.is_all_undef(),
+            Value::List(xs) => xs.iter().all(Value::is_all_undef),
+        }
+    }
+
     /// The elements of a sequence or seq-tuple.
     ///
     /// # Panics

@@ -159,14 +159,14 @@ pub fn to_lanes(v: &Value, l: &Layout) -> Result<Vec<Vec<Lane>>, String> {
 /// anything, poison matches nothing else, atom tuples compare part by part.
 pub fn atom_matches(expected: &Value, got: &Lane) -> bool {
     match got {
-        Lane::Poison => matches!(expected, Value::Undef),
+        Lane::Poison => expected.is_all_undef(),
         Lane::Val(v) => value_matches(expected, v),
     }
 }
 
 fn value_matches(expected: &Value, got: &Value) -> bool {
     match (expected, got) {
-        (Value::Undef, _) => true,
+        (e, _) if e.is_all_undef() => true,
         (Value::Pair(e), Value::Pair(g)) => value_matches(&e.0, &g.0) && value_matches(&e.1, &g.1),
         (e, g) => e == g,
     }

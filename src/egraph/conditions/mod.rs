@@ -154,7 +154,7 @@ pub const GENERATORS: &[GenSpec] = &[
     GenSpec { name: "seed-shift-lanes", modes: &[In, In, In, Out], doc: "(seed-shift-lanes ?no ?ni ?init ?fs): the Stencil seed's HMap functions of Shift nesting: [Map 1 (Shift no init) . Select_1d ni (ni-1), Select_1d ni 0, .., Select_1d ni (ni-2)]" },
     GenSpec { name: "hmap-lanes", modes: &[In, In, In, Out], doc: "(hmap-lanes ?n ?fs ?x ?lanes): the lanes of HMap n [f_0 .. f_n-1] x (n >= 2): lane k is Map 1 f_k (Select_1d n k x), the lanes zipped into (seq 1 (stuple n u))" },
     GenSpec { name: "lsl-sum", modes: &[In, In, Out], doc: "(lsl-sum ?a ?b ?c): a and b are scalar literals (shift amounts) and c is the literal min(a + b, 255): shifting left by a then by b is shifting by c, as an amount of at least the width gives 0" },
-    GenSpec { name: "row-split", modes: &[In, In, In, Out, Out, Out, Out, Out], doc: "(row-split ?k ?n ?x ?p ?kr ?s0 ?s1 ?s2): w is the 3-wide windows of the stream x of length n as stencil_1d writes them (found in the e-graph), the kernel k over 3-row windows (seq 3 (seq _ _)) uses its window only through a per-row part p (maps over the rows, of the window or of a map2 of it with a constant of one element per row), kr is k with p replaced by (stuple_to_seq 3 (arg 0)): it reads the zipped rows' element (seq 1 (stuple 3 r)), and s_r is p's function of row r mapped over the stream w of length n: map n g_r w, or map n q_r (map n g_r w) for a row that is a weighted sum of left shifts (reduce add of lsl by constant amounts) whose least amount d is positive, g_r shifting by the amounts less d and q_r shifting the sum left by d, so that rows whose weights differ by a power of two share g_r" },
+    GenSpec { name: "row-split", modes: &[In, In, In, In, Out, Out, Out, Out, Out], doc: "(row-split ?k ?n ?c ?x ?p ?kr ?d0 ?d1 ?d2): w is the 3-wide windows of the stream x of length n as stencil_1d writes them (found in the e-graph), the kernel k over 3-row windows (seq 3 (seq _ _)) uses its window only through a per-row part p (maps over the rows, of the window or of a map2 of it with a constant of one element per row), kr is k with p replaced by (stuple_to_seq 3 (arg 0)): it reads the zipped rows' element (seq 1 (stuple 3 r)), and d_r is row r's stream delayed by the rows after it: p's function of row r mapped over w, then shifted 2 - r times by (shift n c _); for a row that is a weighted sum (reduce add of lsl or mul by constant weights) with a common weight (the least shift amount d > 0, or the weights' greatest common divisor g > 1), g_r uses the weights less it and q_r (a left shift by d, a multiply by g) is mapped over the delayed stream, so that rows in proportion share one delayed stream" },
     GenSpec { name: "lsl-common", modes: &[In, In, Out, Out, Out], doc: "(lsl-common ?c ?t ?d ?u ?c2): c is a literal list (of type t = (seq _ u)) of shift amounts whose least element d is positive, and c2 is c with d taken from every element: a wrapping sum of x_i << c_i is (the sum of x_i << c2_i) << d" },
     GenSpec { name: "strict", modes: &[In], doc: "(strict ?f): the body f (of one or two arguments) gives an entirely don't-care value from entirely don't-care arguments: no constant, counter or shift init reaches its result" },
     GenSpec { name: "type-is", modes: &[In, In], doc: "(type-is ?x ?t): the value x has the type t" },
@@ -388,19 +388,21 @@ pub fn run(ctx: &Ctx<'_>, name: &str, args: &[Var], b: &Bindings) -> Vec<Binding
             _ => vec![],
         },
         "row-split" => {
-            let (Some(k), Some(len), Some(x)) = (class(0), class(1), class(2)) else {
+            let (Some(k), Some(len), Some(amount), Some(x)) =
+                (class(0), class(1), class(2), class(3))
+            else {
                 return vec![];
             };
             let Some(w) = n(1).and_then(|l| rows::stencil_1d_of(ctx.egraph, l, x)) else {
                 return vec![];
             };
-            let rows = args.len() as u64 - 5;
-            match rows::row_split(ctx.egraph, k, rows, len, w) {
+            let rows = args.len() as u64 - 6;
+            match rows::row_split(ctx.egraph, k, rows, len, amount, w) {
                 Some(split) => {
-                    let mut out = bind_with_holes(b, split.holes, args[4], split.rest);
-                    out.insert(args[3], Bound::Class(split.part));
+                    let mut out = bind_with_holes(b, split.holes, args[5], split.rest);
+                    out.insert(args[4], Bound::Class(split.part));
                     for (r, s) in split.rows.into_iter().enumerate() {
-                        out.insert(args[5 + r], Bound::Term(s));
+                        out.insert(args[6 + r], Bound::Term(s));
                     }
                     vec![out]
                 }

@@ -1,6 +1,9 @@
 //! The generators of the stencil row-sum rewrite (docs/rules.md section 8): `row-split`
 //! takes a 2-D stencil kernel apart into one function per window row and what combines
 //! their results, and `lsl-common` factors the common left shift out of a row's weights.
+//! Row split factors a row's common weight out the same way, for shift-and-add weights (the
+//! least shift) and for multiplied weights (their greatest common divisor), so that rows
+//! in proportion, as every separable kernel's are, share one row computation.
 //!
 //! **Row split.** A kernel `k` over a window `(seq R (seq C t))` is *separable by rows* when
 //! its argument is used only through one sub-term `X` that works row by row: a chain of
@@ -53,9 +56,15 @@ pub struct RowSplit {
     /// The kernel with `X` replaced by its argument (`k'`), reading it from the zipped row
     /// streams' element: `X` is `stuple_to_seq rows (arg 0)`.
     pub rest: Pat,
-    /// Per row `r`, the row's part of `X` mapped over the row stream `w`: `map n g_r w`, or
-    /// `map n q_r (map n g_r w)` for a row that is a weighted sum of shifts with a common
-    /// shift to take out (`q_r` shifts the sum left by it, [`lsl_common`]).
+    /// Per row `r` (oldest first), the row's part of `X` mapped over the row stream `w` and
+    /// delayed by the rows after it: `shift^(R-1-r) (map n g_r w)` (each `shift n c _`), or
+    /// `map n q_r (shift^(R-1-r) (map n g_r w))` for a row that is a weighted sum with a
+    /// common weight to take out (`q_r` shifts the sum left by the least shift,
+    /// [`lsl_common`], or multiplies it by the weights' common divisor, [`mul_common`]). The
+    /// common weight is applied after the delay, so rows in proportion share one delayed
+    /// stream: conv2d's middle row is the shared row sum delayed once, then doubled, and
+    /// the oldest row the same delayed stream delayed again (one line buffer per row delay,
+    /// not one per row).
     pub rows: Vec<Pat>,
     /// The classes the fragments' holes stand for.
     pub holes: IndexMap<Var, Id>,
@@ -64,9 +73,9 @@ pub struct RowSplit {
 /// The row split of kernel `k` over windows of `rows` rows. `None` if `k` is not a
 /// one-argument body over `(seq rows (seq _ _))` that uses its argument only through a
 /// per-row sub-term with at least one map or constant.
-/// `n` and `w` are the classes of the stream length and of the row stream the rows'
-/// functions are mapped over.
-pub fn row_split(eg: &SeqEGraph, k: Id, rows: u64, n: Id, w: Id) -> Option<RowSplit> {
+/// `n`, `c` and `w` are the classes of the stream length, of the row shift's amount and of
+/// the row stream the rows' functions are mapped over.
+pub fn row_split(eg: &SeqEGraph, k: Id, rows: u64, n: Id, c: Id, w: Id) -> Option<RowSplit> {
     let k = eg.find(k);
     let Sort::Value {
         args, input: false, ..
@@ -95,23 +104,30 @@ pub fn row_split(eg: &SeqEGraph, k: Id, rows: u64, n: Id, w: Id) -> Option<RowSp
             // The chosen term of `k` reads its argument outside `x` too.
             continue;
         }
-        let weighted = lsl_weighted(eg, &form);
+        let weighted = weighted_sum(eg, &form);
         let gs = (0..rows as usize)
             .map(|r| {
                 let (post, form_r) = match (&form.base, weighted) {
-                    (Base::Const { rows, .. }, Some(amount_ty)) => match lsl_common(&rows[r]) {
-                        Some((d, rest)) => {
-                            let mut single = rows.clone();
-                            single[r] = rest;
-                            (Some((d, amount_ty)), Some(single))
+                    (Base::Const { rows, .. }, Some((op, amount_ty))) => {
+                        let common = match op {
+                            AtomOp::Lsl => lsl_common(&rows[r]),
+                            _ => mul_common(&rows[r]),
+                        };
+                        match common {
+                            Some((d, rest)) => {
+                                let mut single = rows.clone();
+                                single[r] = rest;
+                                (Some((op, d, amount_ty)), Some(single))
+                            }
+                            None => (None, None),
                         }
-                        None => (None, None),
-                    },
+                    }
                     _ => (None, None),
                 };
                 let g = row_fn(eg, &form, form_r.as_deref(), r, &mut holes);
-                let q = post.map(|(d, u)| shift_left_post(d, u, &mut holes));
-                row_stream(n, w, q, &g, &mut holes)
+                let q = post.map(|(op, d, u)| scale_post(op, d, u, &mut holes));
+                let delays = rows as usize - 1 - r;
+                delayed_row(n, c, w, delays, q, &g, &mut holes)
             })
             .collect();
         return Some(RowSplit {
@@ -223,8 +239,16 @@ fn row_form(eg: &SeqEGraph, c: Id, rows: u64, depth: usize) -> Option<RowForm> {
     None
 }
 
-/// `map n g w`, or `map n q (map n g w)`.
-fn row_stream(n: Id, w: Id, q: Option<Pat>, g: &Pat, holes: &mut IndexMap<Var, Id>) -> Pat {
+/// `shift^delays (map n g w)` (each `shift n c _`), or `map n q` of it.
+fn delayed_row(
+    n: Id,
+    c: Id,
+    w: Id,
+    delays: usize,
+    q: Option<Pat>,
+    g: &Pat,
+    holes: &mut IndexMap<Var, Id>,
+) -> Pat {
     let mut p = Pat::default();
     let mut hole = |p: &mut Pat, c: Id| {
         let v = hole_var(c);
@@ -232,12 +256,17 @@ fn row_stream(n: Id, w: Id, q: Option<Pat>, g: &Pat, holes: &mut IndexMap<Var, I
         p.add(ENodeOrVar::Var(v))
     };
     let len = hole(&mut p, n);
+    let amount = hole(&mut p, c);
     let src = hole(&mut p, w);
     let g = splice(&mut p, g);
-    let mapped = p.add(ENodeOrVar::ENode(SeqLang::Map([len, g, src])));
+    let mut row = p.add(ENodeOrVar::ENode(SeqLang::Map([len, g, src])));
+    for _ in 0..delays {
+        let undef = p.add(ENodeOrVar::ENode(SeqLang::Lit(Literal::undef())));
+        row = p.add(ENodeOrVar::ENode(SeqLang::Shift([len, amount, undef, row])));
+    }
     if let Some(q) = q {
         let q = splice(&mut p, &q);
-        p.add(ENodeOrVar::ENode(SeqLang::Map([len, q, mapped])));
+        p.add(ENodeOrVar::ENode(SeqLang::Map([len, q, row])));
     }
     p
 }
@@ -393,10 +422,10 @@ fn row_fn(
     term
 }
 
-/// If `form` is a weighted sum of left shifts, `reduce m add (map m lsl (map2 m atuple
-/// row c_r))` (the Aetherling kernels' shift-and-add weights), the class of the shift
-/// amounts' scalar type.
-fn lsl_weighted(eg: &SeqEGraph, form: &RowForm) -> Option<Id> {
+/// If `form` is a weighted sum, `reduce m add (map m op (map2 m atuple row c_r))` with `op`
+/// `lsl` (the Aetherling kernels' shift-and-add weights) or `mul` (their multiplied ones),
+/// `op` and the class of the weights' scalar type.
+fn weighted_sum(eg: &SeqEGraph, form: &RowForm) -> Option<(AtomOp, Id)> {
     let Base::Const {
         h,
         elem,
@@ -406,7 +435,7 @@ fn lsl_weighted(eg: &SeqEGraph, form: &RowForm) -> Option<Id> {
     else {
         return None;
     };
-    let [shifts, sum] = form.maps[..] else {
+    let [weights, sum] = form.maps[..] else {
         return None;
     };
     // h = map2 m (atuple (arg 0) (arg 1)) (arg 0) (arg 1)
@@ -429,11 +458,14 @@ fn lsl_weighted(eg: &SeqEGraph, form: &RowForm) -> Option<Id> {
             _ => false,
         })
     };
-    if !is_map_of(shifts, AtomOp::Lsl, false) || !is_map_of(sum, AtomOp::Add, true) {
+    if !is_map_of(sum, AtomOp::Add, true) {
         return None;
     }
+    let op = [AtomOp::Lsl, AtomOp::Mul]
+        .into_iter()
+        .find(|op| is_map_of(weights, *op, false))?;
     // The constant is (seq m u) per row.
-    seq_elem(eg, *elem)
+    Some((op, seq_elem(eg, *elem)?))
 }
 
 /// True if class `c` holds `(arg i _)`.
@@ -460,8 +492,9 @@ fn is_atom_of_arg(eg: &SeqEGraph, f: Id, op: AtomOp) -> bool {
         .any(|n| matches!(n, SeqLang::Atom(a, [x]) if a.0 == op && is_arg(eg, *x, 0)))
 }
 
-/// `(map 1 (lsl (atuple (arg 0) (const d u))) (arg 0))`: a row sum shifted left by `d`.
-fn shift_left_post(d: u64, u: Id, holes: &mut IndexMap<Var, Id>) -> Pat {
+/// `(map 1 (op (atuple (arg 0) (const d u))) (arg 0))`: a row sum shifted left by `d`
+/// (`op` is `lsl`) or multiplied by it (`mul`).
+fn scale_post(op: AtomOp, d: u64, u: Id, holes: &mut IndexMap<Var, Id>) -> Pat {
     let mut p = Pat::default();
     let one = p.add(ENodeOrVar::ENode(SeqLang::Num(1)));
     let zero = p.add(ENodeOrVar::ENode(SeqLang::Num(0)));
@@ -473,14 +506,11 @@ fn shift_left_post(d: u64, u: Id, holes: &mut IndexMap<Var, Id>) -> Pat {
     let ut = p.add(ENodeOrVar::Var(v));
     let c = p.add(ENodeOrVar::ENode(SeqLang::Const([lit, ut])));
     let pair = p.add(ENodeOrVar::ENode(SeqLang::ATuple([x, c])));
-    let shl = p.add(ENodeOrVar::ENode(SeqLang::Atom(
-        AtomName(AtomOp::Lsl),
-        [pair],
-    )));
+    let scaled = p.add(ENodeOrVar::ENode(SeqLang::Atom(AtomName(op), [pair])));
     let zero2 = p.add(ENodeOrVar::ENode(SeqLang::Num(0)));
     let t2 = p.add(ENodeOrVar::Var(infer_var()));
     let row = p.add(ENodeOrVar::ENode(SeqLang::Arg([zero2, t2])));
-    p.add(ENodeOrVar::ENode(SeqLang::Map([one, shl, row])));
+    p.add(ENodeOrVar::ENode(SeqLang::Map([one, scaled, row])));
     p
 }
 
@@ -512,4 +542,51 @@ pub fn lsl_common(c: &Value) -> Option<(u64, Value)> {
     }
     let rest = amounts.iter().map(|a| Value::Scalar(a - d)).collect();
     Some((d, Value::List(rest)))
+}
+
+/// The common factor of a row of multiplied weights: `c` a list of scalar literals whose
+/// greatest common divisor `g` is above 1, and the list divided by `g`. A weighted sum
+/// `sum x_i * c_i` is `(sum x_i * (c_i / g)) * g` in wrapping arithmetic (multiplication
+/// distributes over addition modulo 2^w). A row of zeros has none.
+pub fn mul_common(c: &Value) -> Option<(u64, Value)> {
+    let Value::List(items) = c else {
+        return None;
+    };
+    let weights: Vec<u64> = items
+        .iter()
+        .map(|v| match v {
+            Value::Scalar(n) => Some(*n),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let g = weights.iter().fold(0, |g, w| gcd(g, *w));
+    if g <= 1 {
+        return None;
+    }
+    let rest = weights.iter().map(|w| Value::Scalar(w / g)).collect();
+    Some((g, Value::List(rest)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(v: &[u64]) -> Value {
+        Value::List(v.iter().map(|x| Value::Scalar(*x)).collect())
+    }
+
+    #[test]
+    fn mul_common_takes_out_the_greatest_common_divisor() {
+        assert_eq!(mul_common(&list(&[2, 4, 2])), Some((2, list(&[1, 2, 1]))));
+        assert_eq!(mul_common(&list(&[0, 6, 3])), Some((3, list(&[0, 2, 1]))));
+        assert_eq!(mul_common(&list(&[1, 2, 1])), None);
+        assert_eq!(mul_common(&list(&[0, 0, 0])), None);
+        assert_eq!(mul_common(&Value::Scalar(4)), None);
+    }
 }
