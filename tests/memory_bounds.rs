@@ -313,13 +313,16 @@ fn a_tool_over_its_memory_limit_fails_with_the_reason() {
     if !tessera::rtl::tools::require_tool(&["yosys"], "yosys under a memory limit") {
         return;
     }
+    let area_under = |limit: &str| {
+        Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .args(["area", &example("conv2d.seq"), "--slowdown", "1", "--yosys"])
+            .env("TESSERA_TOOL_MEMORY_MB", limit)
+            .output()
+            .expect("run tessera")
+    };
     // 60 MB is far below what synth_xilinx needs, so the limit must reach Yosys for it to
     // fail; without the limit this command succeeds (rtl_synth's tests)
-    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(["area", &example("conv2d.seq"), "--slowdown", "1", "--yosys"])
-        .env("TESSERA_TOOL_MEMORY_MB", "60")
-        .output()
-        .expect("run tessera");
+    let out = area_under("60");
     refused(
         &out,
         &[
@@ -329,11 +332,7 @@ fn a_tool_over_its_memory_limit_fails_with_the_reason() {
             "TESSERA_TOOL_MEMORY_MB",
         ],
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(["area", &example("conv2d.seq"), "--slowdown", "1", "--yosys"])
-        .env("TESSERA_TOOL_MEMORY_MB", "lots")
-        .output()
-        .expect("run tessera");
+    let out = area_under("lots");
     refused(
         &out,
         &["TESSERA_TOOL_MEMORY_MB must be a whole number of MB"],

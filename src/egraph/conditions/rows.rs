@@ -526,16 +526,7 @@ pub fn seq_elem(eg: &SeqEGraph, t: Id) -> Option<Id> {
 /// of scalar literals whose least element `d` is positive, `c2` the list less `d`. A
 /// weighted sum `sum x_i << c_i` is `(sum x_i << c2_i) << d` in wrapping arithmetic.
 pub fn lsl_common(c: &Value) -> Option<(u64, Value)> {
-    let Value::List(items) = c else {
-        return None;
-    };
-    let amounts: Vec<u64> = items
-        .iter()
-        .map(|v| match v {
-            Value::Scalar(n) => Some(*n),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+    let amounts = scalars(c)?;
     let d = *amounts.iter().min()?;
     if d == 0 {
         return None;
@@ -549,16 +540,7 @@ pub fn lsl_common(c: &Value) -> Option<(u64, Value)> {
 /// `sum x_i * c_i` is `(sum x_i * (c_i / g)) * g` in wrapping arithmetic (multiplication
 /// distributes over addition modulo 2^w). A row of zeros has none.
 pub fn mul_common(c: &Value) -> Option<(u64, Value)> {
-    let Value::List(items) = c else {
-        return None;
-    };
-    let weights: Vec<u64> = items
-        .iter()
-        .map(|v| match v {
-            Value::Scalar(n) => Some(*n),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+    let weights = scalars(c)?;
     let gcd = |mut a: u64, mut b: u64| {
         while b != 0 {
             (a, b) = (b, a % b);
@@ -571,6 +553,20 @@ pub fn mul_common(c: &Value) -> Option<(u64, Value)> {
     }
     let rest = weights.iter().map(|w| Value::Scalar(w / g)).collect();
     Some((g, Value::List(rest)))
+}
+
+/// The elements of a list of scalar literals.
+fn scalars(c: &Value) -> Option<Vec<u64>> {
+    let Value::List(items) = c else {
+        return None;
+    };
+    items
+        .iter()
+        .map(|v| match v {
+            Value::Scalar(n) => Some(*n),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
