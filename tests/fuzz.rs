@@ -301,6 +301,26 @@ fn a_design_of_huge_latency_is_checked_not_simulated() {
     assert!(t0.elapsed() < Duration::from_secs(30));
 }
 
+/// An open slow case the fuzzer found (`tests/data/fuzz/open/transpose_pair_96.seq`): a
+/// transpose undone by another, whose output is its input. Its stream graph at s = 96 held
+/// 403,671 nodes, 362,070 of them reshapes between every two of the input's layouts; those
+/// are now at most the node bound per call (two calls), and the area-0 design ends the search
+/// untruncated.
+#[test]
+fn an_input_with_many_layouts_keeps_its_reshapes_within_the_node_bound() {
+    let f = root().join("tests/data/fuzz/open/transpose_pair_96.seq");
+    let p = tessera::seq::load_program(&f).unwrap();
+    let o = tessera::schedule::egraph::Options::default();
+    let got = tessera::schedule::egraph::schedule(&p, 96, &o).unwrap();
+    assert_eq!(got.area, 0.0);
+    assert!(!got.truncated);
+    assert!(
+        got.egraph_nodes <= 3 * o.bounds.max_nodes,
+        "{} stream-graph nodes",
+        got.egraph_nodes
+    );
+}
+
 /// Every example program is written back as text (`seq::program_text`) that reads back with
 /// the same types and, where it is small enough to evaluate, the same values.
 #[test]

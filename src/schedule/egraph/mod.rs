@@ -629,7 +629,14 @@ fn schedule_graph(
             Err(e) => failures.push(format!("  {out}: {e}")),
         }
     }
-    let truncated = g.truncated;
+    // No design is smaller than one of area 0 (wiring only, as a transpose undone by
+    // another): what the node bound cut could not hold a smaller one, so the retries below
+    // are not needed and the search is not reported as truncated.
+    let optimal = best.as_ref().is_some_and(|(a, _)| *a <= 0.0);
+    let truncated = g.truncated && !optimal;
+    if let Some((_, got)) = best.as_mut() {
+        got.truncated = truncated;
+    }
     let unlowered = std::mem::take(&mut g.unlowered);
     let mut caches = g.take_caches();
     drop(more);

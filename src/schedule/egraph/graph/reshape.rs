@@ -50,11 +50,21 @@ impl StreamGraph<'_> {
     /// Adds, between every two top-level stream classes of one program input, a reshape
     /// node (so extraction can fix each input to one layout and reshape it elsewhere).
     pub fn connect_inputs(&mut self) {
+        // Every pair of an input's layouts: quadratic in its views, which are many where the
+        // output is the input itself (a transpose undone by another over 96 atoms takes the
+        // layouts of all 2,147 output candidates at s = 96, and the pairs were 362,070
+        // reshapes against a bound of 60,000; the examples add at most 10,201). At most
+        // the node bound of them, the graph then marked truncated.
+        let start = self.nodes;
         let groups =
             self.top_level_groups(|c| c.nodes.iter().any(|n| matches!(*n.how, How::Input(_))));
         for (class, members) in groups {
             for &a in &members {
                 for &b in &members {
+                    if self.nodes - start >= self.bounds.max_nodes {
+                        self.truncated = true;
+                        return;
+                    }
                     if a != b {
                         self.reshape_between(class, b, a);
                     }
