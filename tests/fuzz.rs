@@ -290,32 +290,34 @@ fn generated_hmap_lane_constants_fit_uint8() {
     }
 }
 
-/// An open defect the fuzzer found (`tests/data/fuzz/open/`, docs/fuzzing.md): a design
-/// whose FIFO is 2^28 deep checks, and simulating it takes 2^28 clocks. The fuzzer checks
-/// such a design but does not simulate it, so a run goes on past it.
+/// A design the fuzzer found (`tests/data/fuzz/crashes/`, docs/fuzzing.md) whose FIFO is
+/// 2^28 deep: it checks, and simulating it would take 2^28 clocks. The fuzzer checks such a
+/// design but does not simulate it, so a run goes on past it; `tessera sim` refuses it up
+/// front with its estimate (`tests/memory_bounds.rs`).
 #[test]
 fn a_design_of_huge_latency_is_checked_not_simulated() {
     let t0 = Instant::now();
-    let f = root().join("tests/data/fuzz/open/diamond_s2_fifo_2e28.st");
+    let f = root().join("tests/data/fuzz/crashes/diamond_s2_fifo_2e28.st");
     assert_eq!(replay(&f), Ok(Stage::Checked));
     assert!(t0.elapsed() < Duration::from_secs(30));
 }
 
-/// An open slow case the fuzzer found (`tests/data/fuzz/open/transpose_pair_96.seq`): a
-/// transpose undone by another, whose output is its input. Its stream graph at s = 96 held
-/// 403,671 nodes, 362,070 of them reshapes between every two of the input's layouts; those
-/// are now at most the node bound per call (two calls), and the area-0 design ends the search
-/// untruncated.
+/// A slow case the fuzzer found (`tests/data/fuzz/crashes/transpose_pair_96.seq`): a
+/// transpose undone by another, whose output is its input, so the input takes the layouts
+/// of all 2,147 output candidates at s = 96. The reshapes between every two of them were
+/// 362,070 nodes (403,671 in the graph); those of an input with that many views now come
+/// from its first few views only, within the node bound, and the area-0 design ends the
+/// search untruncated.
 #[test]
 fn an_input_with_many_layouts_keeps_its_reshapes_within_the_node_bound() {
-    let f = root().join("tests/data/fuzz/open/transpose_pair_96.seq");
+    let f = root().join("tests/data/fuzz/crashes/transpose_pair_96.seq");
     let p = tessera::seq::load_program(&f).unwrap();
     let o = tessera::schedule::egraph::Options::default();
     let got = tessera::schedule::egraph::schedule(&p, 96, &o).unwrap();
     assert_eq!(got.area, 0.0);
     assert!(!got.truncated);
     assert!(
-        got.egraph_nodes <= 3 * o.bounds.max_nodes,
+        got.egraph_nodes <= o.bounds.max_nodes,
         "{} stream-graph nodes",
         got.egraph_nodes
     );

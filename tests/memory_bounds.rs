@@ -141,6 +141,26 @@ fn sim_of_a_frame_beyond_the_budget_is_refused() {
     }
 }
 
+/// A design whose latency-matching FIFO is 2^28 deep (a fuzzer finding: 2^28 clocks to
+/// simulate, about 100 bytes per clock of depth) is refused by `sim` before it starts.
+#[test]
+fn sim_of_a_fifo_deeper_than_the_budget_holds_is_refused() {
+    let dir = root().join("tests/data/fuzz/crashes");
+    let st = dir.join("diamond_s2_fifo_2e28.st").display().to_string();
+    let seq = dir
+        .join("diamond_s2_fifo_2e28.program.seq")
+        .display()
+        .to_string();
+    let out = tessera(&["sim", &st, "--program", &seq]);
+    refused(
+        &out,
+        &[
+            "diamond_s2_fifo_2e28.st: simulating the design needs about",
+            "over the limit of 16.0 GB",
+        ],
+    );
+}
+
 /// `sim --frames` streams: half a million frames run in 150 MB of address space (all the
 /// frames held at once, as before, did not fit).
 #[test]

@@ -11,6 +11,13 @@ use egg::Id;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// The most views of one program input that get a reshape between every two of them
+/// ([`StreamGraph::connect_inputs`]).
+const ALL_PAIRS_VIEWS: usize = 128;
+
+/// How many of a larger input's views feed reshapes into the others.
+const INPUT_SOURCES: usize = 16;
+
 impl StreamGraph<'_> {
     /// Adds a reshape from `class` in layout `from` into stream class `idx` (exact `to`).
     pub(super) fn add_reshape(
@@ -47,20 +54,29 @@ impl StreamGraph<'_> {
         }
     }
 
-    /// Adds, between every two top-level stream classes of one program input, a reshape
-    /// node (so extraction can fix each input to one layout and reshape it elsewhere).
+    /// Adds reshapes between the top-level stream classes of each program input (so
+    /// extraction can fix each input to one layout and reshape it elsewhere): between every
+    /// two of them, or, for an input of more than [`ALL_PAIRS_VIEWS`] views, from its first
+    /// [`INPUT_SOURCES`] views (the first requested: the simplest output candidates and the
+    /// layouts its first consumers asked for) into every other.
     pub fn connect_inputs(&mut self) {
-        // Every pair of an input's layouts: quadratic in its views, which are many where the
-        // output is the input itself (a transpose undone by another over 96 atoms takes the
-        // layouts of all 2,147 output candidates at s = 96, and the pairs were 362,070
-        // reshapes against a bound of 60,000; the examples add at most 10,201). At most
-        // the node bound of them, the graph then marked truncated.
+        // Every pair is quadratic in the views, which are many where the output is the
+        // input itself: a transpose undone by another over 96 atoms takes the layouts of all
+        // 2,147 output candidates at s = 96, 4.6 million pairs, where the examples have at
+        // most 101 views (10,201 pairs). After the first extraction `connect_views` also
+        // reshapes every view from the input's cheapest ones. The node bound caps the rest,
+        // the graph then marked truncated.
         let start = self.nodes;
         let groups =
             self.top_level_groups(|c| c.nodes.iter().any(|n| matches!(*n.how, How::Input(_))));
         for (class, members) in groups {
+            let sources = if members.len() > ALL_PAIRS_VIEWS {
+                &members[..INPUT_SOURCES]
+            } else {
+                &members[..]
+            };
             for &a in &members {
-                for &b in &members {
+                for &b in sources {
                     if self.nodes - start >= self.bounds.max_nodes {
                         self.truncated = true;
                         return;
