@@ -15,6 +15,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use tessera::fuzz::typed::Generated;
 use tessera::fuzz::versus::{compare_seed, minimise, parse, point, Tally};
+use tessera::schedule::egraph;
+use tessera::st::pipeline::Clock;
 
 /// Programs of the bounded run (about 40 s in the test profile on the 2-core machine).
 const PROGRAMS: u64 = 200;
@@ -247,6 +249,31 @@ fn designs_for_a_clock_are_chosen_with_their_registers() {
         }
         assert_point(&p, s, (e, b), &f.display().to_string());
     }
+}
+
+/// A generator that reaches a join through data movement is delayed by its start, as one
+/// that reaches it directly is, not by a FIFO after the movement
+/// (`generator_through_reshape.seq`, from the random program of seed 136: a counter reshaped
+/// into the output's layout lost 640 against 576 by a FIFO of 128 flip-flop bits).
+#[test]
+fn a_generator_reached_through_data_movement_starts_later_instead_of_a_fifo() {
+    let f = search_files("generator_through_reshape");
+    assert_eq!(f.len(), 1);
+    let text = std::fs::read_to_string(&f[0]).unwrap();
+    let p = tessera::seq::parse_program(&f[0].to_string_lossy(), "generator", &text).unwrap();
+    let (s, e, b) = header_point(&f[0], &text, "; prices at slowdown ");
+    assert_eq!((s, e, b), (1, 576.0, 576.0));
+    assert_point(&p, s, (e, b), &f[0].display().to_string());
+    let o = egraph::Options {
+        clock: Some(Clock::default_target()),
+        ..egraph::Options::default()
+    };
+    let d = egraph::schedule(&p, s, &o).unwrap().design;
+    assert!(
+        !d.to_text().contains("(fifo (sseq 4 (sseq 4 uint8))"),
+        "{}",
+        d.to_text()
+    );
 }
 
 /// A map body that only relabels its element takes the parameter layout with the wires of

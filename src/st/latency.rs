@@ -16,8 +16,9 @@
 //!   `fifo t d`: `d`.
 //!
 //! Joins (`map2_*`, `atuple`, `stuple`, `stuple_append`) need equal input latencies;
-//! [`insert_fifos`] delays the earlier input with a FIFO, or, for a generator, by raising
-//! its start delay (Aetherling's `Merge_Const_FIFOs`).
+//! [`insert_fifos`] delays the earlier input with a FIFO, or, for a generator (also one
+//! seen through data movement), by raising its start delay (Aetherling's
+//! `Merge_Const_FIFOs`).
 
 use super::design::{set_body, BodyId, Design, NodeId};
 use super::op::StOp;
@@ -250,9 +251,29 @@ impl Rebuild<'_> {
                 },
                 &[],
             ),
+            // Data movement over generators only (a counter reshaped into the consumer's
+            // layout): the same movement over generators that start later holds no word a
+            // FIFO would.
+            ref movement if movement.is_data_movement() && self.generated(a) => {
+                let src = self.out.node(a).args[0];
+                let later = self.delay(src, by)?;
+                self.out.add(movement.clone(), &[later])
+            }
             _ => {
                 let layout = self.out.layout(a).clone();
                 self.out.add(StOp::Fifo { layout, delay: by }, &[a])
+            }
+        }
+    }
+
+    /// True when `a` is a generator, or one-input data movement over one.
+    fn generated(&self, mut a: NodeId) -> bool {
+        loop {
+            let node = self.out.node(a);
+            match &node.op {
+                StOp::Const { .. } | StOp::Counter { .. } => return true,
+                op if op.is_data_movement() && node.args.len() == 1 => a = node.args[0],
+                _ => return false,
             }
         }
     }
