@@ -144,7 +144,15 @@ impl Target {
     /// [`Target::control_floor_ns`] of design `d`: its model flip-flop bits and clocks per
     /// period.
     pub fn design_control_ns(&self, d: &Design) -> f64 {
-        self.control_floor_ns(super::area::area(d).total.ff_bits, d.clocks())
+        // The flip-flop bits take a whole area computation (every register word followed,
+        // `super::merged`), which a floor without a fan-out term does not need: every
+        // critical path asks for the floor, so this is on the scheduler's hot path.
+        let ff_bits = if self.control_fanout_ns == 0.0 {
+            0
+        } else {
+            super::area::area(d).total.ff_bits
+        };
+        self.control_floor_ns(ff_bits, d.clocks())
     }
 
     /// The same device without its start control: a design's critical path on it is its

@@ -19,6 +19,7 @@ use super::design::Design;
 use super::late_rows::late_rows;
 use super::latency::insert_fifos;
 use super::layout::Layout;
+use std::cell::OnceCell;
 
 mod walk;
 use walk::Walk;
@@ -114,6 +115,27 @@ pub struct Pipelined {
     pub design: Design,
     /// Pipeline registers added (registers and `reduce_s` chain stages, per use).
     pub registers: u64,
+    /// The design's model area, once asked for: the comparisons of candidate pipelinings
+    /// ([`smaller_as_fast`]) ask for the same design's again, and an area follows every
+    /// register word of the design ([`super::merged`]).
+    model_area: OnceCell<f64>,
+}
+
+impl Pipelined {
+    fn new(design: Design, registers: u64) -> Pipelined {
+        Pipelined {
+            design,
+            registers,
+            model_area: OnceCell::new(),
+        }
+    }
+
+    /// The design's model area with the default weights.
+    fn model_area(&self) -> f64 {
+        *self
+            .model_area
+            .get_or_init(|| area(&self.design).total.scalar(&Weights::default()))
+    }
 }
 
 /// `d` with pipeline registers so that every register-to-register path of the model fits a
@@ -208,10 +230,8 @@ fn pipeline_as_written(
         if again.registers == 0 {
             break;
         }
-        piped = Pipelined {
-            registers: piped.registers + again.registers,
-            ..finished(&piped.design, &again)?
-        };
+        let realigned = finished(&piped.design, &again)?;
+        piped = Pipelined::new(realigned.design, piped.registers + again.registers);
     }
     Ok(piped)
 }
@@ -225,7 +245,7 @@ fn finished(d: &Design, w: &Walk) -> Result<Pipelined, String> {
     } else {
         insert_fifos(&w.out)?
     };
-    Ok(Pipelined { design, registers })
+    Ok(Pipelined::new(design, registers))
 }
 
 /// `d` with a register after every operator that computes (atom operators, the links of
@@ -260,14 +280,15 @@ fn every_operator_if_smaller(
 /// `other` if its critical path on `data` is as fast as `kept`'s and its model area is
 /// smaller, else `kept`.
 fn smaller_as_fast(kept: Pipelined, other: Pipelined, data: &Target) -> Result<Pipelined, String> {
-    let scalar = |p: &Pipelined| area(&p.design).total.scalar(&Weights::default());
     let as_fast =
         critical_path(&other.design, data)?.mhz >= critical_path(&kept.design, data)?.mhz - 1e-6;
-    Ok(if as_fast && scalar(&other) < scalar(&kept) - 1e-9 {
-        other
-    } else {
-        kept
-    })
+    Ok(
+        if as_fast && other.model_area() < kept.model_area() - 1e-9 {
+            other
+        } else {
+            kept
+        },
+    )
 }
 
 /// Aetherling's design `d` as it is compared with ours: with a register after every

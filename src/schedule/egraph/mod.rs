@@ -29,7 +29,7 @@ use crate::egraph::rules::RuleSet;
 use crate::egraph::saturate::{saturate_program, Limits, SatConfig};
 use crate::seq::types::SeqType;
 use crate::seq::Program;
-use crate::st::area::{area, Area, Weights};
+use crate::st::area::{area, Area, AreaReport, Weights};
 use crate::st::{Design, Layout};
 use crate::util::par::par_map;
 use extract::{improve, used_inputs, Builder, Choice};
@@ -583,25 +583,30 @@ fn schedule_graph(
     let mut ok = 0;
     for (root, out) in &order {
         tried += 1;
-        let mut made = schedule_root(p, s, &g, &more, *root, out, o);
+        // each design's area is measured once (it follows every register word)
+        let with_area = |m: RootDesign| {
+            let rep = area(&m.0);
+            (m, rep)
+        };
+        let mut made = schedule_root(p, s, &g, &more, *root, out, o).map(with_area);
         if let Some(r) = reg
             .as_ref()
             .filter(|_| reg_roots.contains(root))
             .filter(|r| !registered::same_selection(&g, free, &r.best, *root))
         {
             if let Ok(other) = schedule_root(p, s, &g, r, *root, out, &unimproved) {
-                let scalar = |d: &Design| area(d).total.scalar(&o.weights);
+                let other = with_area(other);
+                let scalar = |rep: &AreaReport| rep.total.scalar(&o.weights);
                 if made.as_ref().map_or(true, |m| {
-                    scalar(&other.0) < scalar(&m.0) - 1e-9 && as_fast(&other.0, &m.0, o)
+                    scalar(&other.1) < scalar(&m.1) - 1e-9 && as_fast(&other.0 .0, &m.0 .0, o)
                 }) {
                     made = Ok(other);
                 }
             }
         }
         match made {
-            Ok((design, cost, inputs, explanation)) => {
+            Ok(((design, cost, inputs, explanation), rep)) => {
                 ok += 1;
-                let rep = area(&design);
                 let a = rep.total.scalar(&o.weights);
                 if best.as_ref().is_none_or(|(b, _)| a < *b - 1e-9) {
                     best = Some((
@@ -723,6 +728,9 @@ fn schedule_graph(
     (out, caches)
 }
 
+/// A root's design, its extracted cost, its input layouts and its derivation (`--explain`).
+type RootDesign = (Design, f64, Vec<Layout>, Option<explain::Explanation>);
+
 /// Extracts and builds the design of one root: each input is constrained to one layout
 /// (trying, per input, each layout the unconstrained extraction `chosen` used).
 fn schedule_root(
@@ -733,7 +741,7 @@ fn schedule_root(
     root: usize,
     out: &Layout,
     o: &Options,
-) -> Result<(Design, f64, Vec<Layout>, Option<explain::Explanation>), String> {
+) -> Result<RootDesign, String> {
     let w = &o.weights;
     let free = &chosen.best;
     let mut fixed: Vec<Option<Layout>> = vec![None; p.inputs.len()];
