@@ -169,11 +169,15 @@ pub struct VerifyArgs<'a> {
 pub fn verify(a: &VerifyArgs) -> CliResult {
     a.image.check()?;
     let is_program = a.file.extension().is_some_and(|e| e == "seq");
-    let (p, designs) = if is_program {
+    // Everything the user gave is checked before any scheduling, which can take minutes:
+    // a wrong image or option is reported at once.
+    let (p, designs, images) = if is_program {
         let p = load_program(a.file)?;
         if a.slowdowns.is_empty() {
             return Err("say which slowdowns: --slowdown S, --slowdowns LIST or --all".into());
         }
+        one_design_for_one_file(a, a.slowdowns.len())?;
+        let images = super::image_cmds::read_inputs(&p, &a.image.images)?;
         // Each slowdown is scheduled, then verified: two steps of the bar.
         a.progress
             .begin(&format!("verify {}", p.name), 2 * a.slowdowns.len() as u64);
@@ -189,23 +193,16 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
             })
             .collect::<Result<Vec<_>, _>>()
             .inspect_err(|_| a.progress.end())?;
-        (p, designs)
+        (p, designs, images)
     } else {
         let program = a
             .program
             .ok_or("a design (.st) needs --program FILE.seq to be compared with")?;
         let (p, d) = (load_program(program)?, load_design(a.file)?);
         super::design_cmds::mismatch(a.file, program, crate::st::verify::check_compatible(&d, &p))?;
-        (p, vec![d])
+        let images = super::image_cmds::read_inputs(&p, &a.image.images)?;
+        (p, vec![d], images)
     };
-    if (a.image.output.is_some() || a.vcd.is_some()) && designs.len() > 1 {
-        return Err(format!(
-            "-o and --vcd write one file, and {} designs would be verified: give one slowdown",
-            designs.len()
-        )
-        .into());
-    }
-    let images = super::image_cmds::read_inputs(&p, &a.image.images)?;
     let mut all_passed = true;
     let mut reports = Vec::new();
     if !is_program {
@@ -229,6 +226,16 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         println!("{}", serde_json::to_string_pretty(&doc)?);
     }
     Ok(if all_passed { 0 } else { 1 })
+}
+
+/// `-o` and `--vcd` write one file: refused when `count` designs would be verified.
+fn one_design_for_one_file(a: &VerifyArgs, count: usize) -> Result<(), String> {
+    if (a.image.output.is_some() || a.vcd.is_some()) && count > 1 {
+        return Err(format!(
+            "-o and --vcd write one file, and {count} designs would be verified: give one slowdown"
+        ));
+    }
+    Ok(())
 }
 
 /// Verifies one design; prints its line unless JSON was asked for.
