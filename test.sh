@@ -32,7 +32,17 @@ cargo fmt --all -- --check
 echo "== cargo clippy (also with the lp feature: the ILP extractor)"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --features lp --all-targets -- -D warnings
-echo "== cargo test"
-cargo test
+# cargo-nextest (on this project's machines and CI) runs the tests of every test binary in
+# one pool, slowest first (.config/nextest.toml), so a binary with one long test does not
+# leave the other core idle the way `cargo test`'s one-binary-at-a-time order does; it does
+# not run doctests, so those follow. Without nextest, `cargo test` runs the same tests.
+if cargo nextest --version >/dev/null 2>&1; then
+  echo "== cargo nextest run (every test), then cargo test --doc"
+  cargo nextest run --no-fail-fast
+  cargo test --doc
+else
+  echo "== cargo test (cargo-nextest not found: one test binary at a time)"
+  cargo test
+fi
 echo "== cargo test --features lp (the greedy extraction reaches CBC's optimum; CBC's time limit)"
 cargo test --features lp --test schedule_egraph -- greedy_matches_ilp exact_extraction_stops_at_its_time_limit

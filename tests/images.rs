@@ -224,101 +224,121 @@ fn bad_image_input_is_a_clear_error() {
     );
 }
 
-/// The RTL's output image equals the interpreter's, byte for byte, for the paper apps'
-/// 16x8 variants (gray and Bayer inputs, gray and RGB outputs) and the uint16 blur.
+/// The RTL's output image equals the interpreter's and the reference's, byte for byte, for
+/// `app` at `slowdown` in simulator `sim`, its input the test scene `kind` (`width` x
+/// `height`). Each app is its own test, so that the apps run in parallel.
+fn rtl_image_equals_the_interpreters(
+    app: &str,
+    (kind, width, height): (&str, u32, u32),
+    slowdown: &str,
+    sim: &str,
+) {
+    let name = Path::new(app).file_stem().unwrap().to_str().unwrap();
+    let dir = work_dir(&format!("rtl-{name}"));
+    let input = dir.join(format!("{kind}.png"));
+    test_image(&input, kind, width, height);
+    let rtl = dir.join(format!("{name}_rtl.png"));
+    let interp = dir.join(format!("{name}_interp.png"));
+    let reference = dir.join(format!("{name}_reference.png"));
+    let out = run_ok(&[
+        "verify",
+        app,
+        "--slowdown",
+        slowdown,
+        "--sim",
+        sim,
+        "--frames",
+        "2",
+        "--image",
+        s(&input),
+        "-o",
+        s(&rtl),
+    ]);
+    assert!(
+        out.contains("PASS") && out.contains("output image"),
+        "{out}"
+    );
+    run_ok(&["eval", app, "--image", s(&input), "-o", s(&interp)]);
+    run_ok(&[
+        "eval",
+        app,
+        "--reference",
+        "--image",
+        s(&input),
+        "-o",
+        s(&reference),
+    ]);
+    let bytes = std::fs::read(&rtl).unwrap();
+    assert_eq!(
+        bytes,
+        std::fs::read(&interp).unwrap(),
+        "{app}: RTL vs interpreter"
+    );
+    assert_eq!(
+        bytes,
+        std::fs::read(&reference).unwrap(),
+        "{app}: RTL vs reference"
+    );
+    let img = decode(&rtl);
+    assert_eq!((img.width(), img.height()), (width, height), "{app}");
+    // Every app leaves its first row undefined: magenta there, the don't-care colour.
+    assert_eq!(img.to_rgb8().get_pixel(0, 0).0, [255, 0, 255], "{app}");
+}
+
+const GRAY: (&str, u32, u32) = ("gray", 16, 8);
+const BAYER: (&str, u32, u32) = ("bayer-grbg", 16, 8);
+
 #[test]
-fn the_rtl_image_equals_the_interpreters() {
-    let dir = work_dir("rtl");
-    let gray = dir.join("gray.png");
-    let bayer = dir.join("bayer.png");
-    let gray8 = dir.join("gray8.png");
-    test_image(&gray, "gray", 16, 8);
-    test_image(&bayer, "bayer-grbg", 16, 8);
-    test_image(&gray8, "gray", 8, 8);
-    let cases = [
-        (
-            "examples/small/big_real_32_conv2d_16x8.seq",
-            &gray,
-            "128",
-            "icarus",
-        ),
-        (
-            "examples/small/big_real_32_conv2d_b2b_16x8.seq",
-            &gray,
-            "32",
-            "icarus",
-        ),
-        (
-            "examples/small/big_real_32_sharpen_16x8.seq",
-            &gray,
-            "128",
-            "verilator",
-        ),
-        // Verilator is two-state: the parts of an atom the program leaves undefined carry
-        // bits, which the image must still show as don't care.
-        (
-            "examples/small/demosaic_16x8.seq",
-            &bayer,
-            "128",
-            "verilator",
-        ),
-        ("examples/small/camera_16x8.seq", &bayer, "64", "icarus"),
-        ("examples/box5x5_u16.seq", &gray8, "16", "icarus"),
-    ];
-    for (app, input, slowdown, sim) in cases {
-        let name = Path::new(app).file_stem().unwrap().to_str().unwrap();
-        let rtl = dir.join(format!("{name}_rtl.png"));
-        let interp = dir.join(format!("{name}_interp.png"));
-        let reference = dir.join(format!("{name}_reference.png"));
-        let out = run_ok(&[
-            "verify",
-            app,
-            "--slowdown",
-            slowdown,
-            "--sim",
-            sim,
-            "--frames",
-            "2",
-            "--image",
-            s(input),
-            "-o",
-            s(&rtl),
-        ]);
-        assert!(
-            out.contains("PASS") && out.contains("output image"),
-            "{out}"
-        );
-        run_ok(&["eval", app, "--image", s(input), "-o", s(&interp)]);
-        run_ok(&[
-            "eval",
-            app,
-            "--reference",
-            "--image",
-            s(input),
-            "-o",
-            s(&reference),
-        ]);
-        let bytes = std::fs::read(&rtl).unwrap();
-        assert_eq!(
-            bytes,
-            std::fs::read(&interp).unwrap(),
-            "{app}: RTL vs interpreter"
-        );
-        assert_eq!(
-            bytes,
-            std::fs::read(&reference).unwrap(),
-            "{app}: RTL vs reference"
-        );
-        let img = decode(&rtl);
-        let (w, h) = if name.starts_with("box") {
-            (8, 8)
-        } else {
-            (16, 8)
-        };
-        assert_eq!((img.width(), img.height()), (w, h), "{app}");
-        // Every app leaves its first row undefined: magenta there, the don't-care colour.
-        assert_eq!(img.to_rgb8().get_pixel(0, 0).0, [255, 0, 255], "{app}");
-    }
+fn the_rtl_image_of_conv2d_equals_the_interpreters() {
+    rtl_image_equals_the_interpreters(
+        "examples/small/big_real_32_conv2d_16x8.seq",
+        GRAY,
+        "128",
+        "icarus",
+    );
+}
+
+#[test]
+fn the_rtl_image_of_conv2d_b2b_equals_the_interpreters() {
+    rtl_image_equals_the_interpreters(
+        "examples/small/big_real_32_conv2d_b2b_16x8.seq",
+        GRAY,
+        "32",
+        "icarus",
+    );
+}
+
+#[test]
+fn the_rtl_image_of_sharpen_equals_the_interpreters() {
+    rtl_image_equals_the_interpreters(
+        "examples/small/big_real_32_sharpen_16x8.seq",
+        GRAY,
+        "128",
+        "verilator",
+    );
+}
+
+/// Verilator is two-state: the parts of an atom the program leaves undefined carry bits,
+/// which the image must still show as don't care.
+#[test]
+fn the_rtl_image_of_demosaic_equals_the_interpreters() {
+    rtl_image_equals_the_interpreters(
+        "examples/small/demosaic_16x8.seq",
+        BAYER,
+        "128",
+        "verilator",
+    );
+}
+
+#[test]
+fn the_rtl_image_of_camera_equals_the_interpreters() {
+    rtl_image_equals_the_interpreters("examples/small/camera_16x8.seq", BAYER, "64", "icarus");
+}
+
+/// The blur that sums its uint8 pixels in uint16, on an 8x8 image.
+#[test]
+fn the_rtl_image_of_box5x5_u16_equals_the_interpreters() {
+    rtl_image_equals_the_interpreters("examples/box5x5_u16.seq", ("gray", 8, 8), "16", "icarus");
 }
 
 /// Several inputs by name, 16-bit samples, RGB atom tuples, widths and depths.

@@ -141,31 +141,47 @@ fn map_in_rtl() {
 }
 
 #[test]
-fn conv2d_and_sharpen_in_rtl() {
-    run(&[
-        ("examples/conv2d.seq", &PAPER),
-        ("examples/sharpen.seq", &PAPER),
-    ]);
+fn conv2d_in_rtl() {
+    run(&[("examples/conv2d.seq", &PAPER)]);
+}
+
+#[test]
+fn sharpen_in_rtl() {
+    run(&[("examples/sharpen.seq", &PAPER)]);
 }
 
 #[test]
 fn conv2d_b2b_in_rtl() {
-    run(&[
-        ("examples/conv2d_b2b.seq", &PAPER),
-        ("examples/conv2d_b2b_3x3_repeat.seq", &PAPER),
-    ]);
+    run(&[("examples/conv2d_b2b.seq", &PAPER)]);
+}
+
+#[test]
+fn conv2d_b2b_3x3_repeat_in_rtl() {
+    run(&[("examples/conv2d_b2b_3x3_repeat.seq", &PAPER)]);
 }
 
 /// The 1920x1080 apps' programs at 16x8 (`examples/small/`), at the same throughputs as the
 /// paper's big slowdowns: 16, 8, 4, 2, 1 and 1/3 pixels per clock (1/4 for camera) are
-/// slowdowns 8 ... 384 (512) for 128 pixels.
+/// slowdowns 8 ... 384 (512) for 128 pixels. One test per app, so that they run in
+/// parallel.
+const BIG: [u64; 6] = [8, 16, 32, 64, 128, 384];
+
 #[test]
-fn big_apps_reduced_in_rtl() {
-    const BIG: [u64; 6] = [8, 16, 32, 64, 128, 384];
-    run(&[
-        ("examples/small/big_real_32_conv2d_16x8.seq", &BIG),
-        ("examples/small/big_real_32_conv2d_b2b_16x8.seq", &BIG),
-        ("examples/small/big_real_32_sharpen_16x8.seq", &BIG),
-        ("examples/small/camera_16x8.seq", &[8, 16, 32, 64, 128, 512]),
-    ]);
+fn big_conv2d_reduced_in_rtl() {
+    run(&[("examples/small/big_real_32_conv2d_16x8.seq", &BIG)]);
+}
+
+#[test]
+fn big_conv2d_b2b_reduced_in_rtl() {
+    run(&[("examples/small/big_real_32_conv2d_b2b_16x8.seq", &BIG)]);
+}
+
+#[test]
+fn big_sharpen_reduced_in_rtl() {
+    run(&[("examples/small/big_real_32_sharpen_16x8.seq", &BIG)]);
+}
+
+#[test]
+fn camera_reduced_in_rtl() {
+    run(&[("examples/small/camera_16x8.seq", &[8, 16, 32, 64, 128, 512])]);
 }
