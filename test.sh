@@ -32,17 +32,19 @@ cargo fmt --all -- --check
 echo "== cargo clippy (also with the lp feature: the ILP extractor)"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --features lp --all-targets -- -D warnings
+# The tests are built once, with the lp feature: the ILP extractor's own tests (the greedy
+# extraction reaches CBC's optimum; CBC's time limit) run beside the others, and nothing
+# else changes with it (exact extraction is only used when asked for); clippy above checks
+# the code both with and without it.
 # cargo-nextest (on this project's machines and CI) runs the tests of every test binary in
 # one pool, slowest first (.config/nextest.toml), so a binary with one long test does not
 # leave the other core idle the way `cargo test`'s one-binary-at-a-time order does; it does
 # not run doctests, so those follow. Without nextest, `cargo test` runs the same tests.
 if cargo nextest --version >/dev/null 2>&1; then
-  echo "== cargo nextest run (every test), then cargo test --doc"
-  cargo nextest run --no-fail-fast
-  cargo test --doc
+  echo "== cargo nextest run --features lp (every test), then cargo test --doc"
+  cargo nextest run --features lp --no-fail-fast
+  cargo test --features lp --doc
 else
-  echo "== cargo test (cargo-nextest not found: one test binary at a time)"
-  cargo test
+  echo "== cargo test --features lp (cargo-nextest not found: one test binary at a time)"
+  cargo test --features lp
 fi
-echo "== cargo test --features lp (the greedy extraction reaches CBC's optimum; CBC's time limit)"
-cargo test --features lp --test schedule_egraph -- greedy_matches_ilp exact_extraction_stops_at_its_time_limit
