@@ -60,6 +60,12 @@ pub struct ReportArgs {
     /// than the design for a higher one (docs/timing.md).
     #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = report::clocks::DEFAULT_CLOCKS)]
     clocks: Option<String>,
+    /// Keep every Yosys and nextpnr result in DIR (created if missing) and reuse the ones
+    /// already there: a design whose Verilog, tools and measuring code are unchanged is not
+    /// synthesized or placed again, so a stopped report resumes where it was. A note of the
+    /// report says how many results were reused.
+    #[arg(long, value_name = "DIR")]
+    measure_cache: Option<PathBuf>,
     #[command(flatten)]
     clock: super::ClockArgs,
 }
@@ -115,7 +121,14 @@ pub fn report(a: &ReportArgs, progress: crate::util::progress::Reporter) -> CliR
         .map(report::clocks::parse_clocks)
         .transpose()?
         .unwrap_or_default();
+    let measure_cache = a
+        .measure_cache
+        .as_deref()
+        .map(report::cache::MeasureCache::open)
+        .transpose()?
+        .map(std::sync::Arc::new);
     let o = ReportOptions {
+        measure_cache: measure_cache.clone(),
         clocks,
         yosys: a.yosys,
         paper,
@@ -130,6 +143,17 @@ pub fn report(a: &ReportArgs, progress: crate::util::progress::Reporter) -> CliR
     };
     let mut r = report::run(&apps, &o)?;
     r.notes.extend(note);
+    if let Some(c) = measure_cache.filter(|c| c.reused() + c.measured() > 0) {
+        r.notes.push(format!(
+            "{} of the {} Yosys and nextpnr-ice40 results were read from the measurement cache {} \
+             (measured by an earlier run of the same Verilog with the same tools and measuring \
+             code); {} were measured by this run",
+            c.reused(),
+            c.reused() + c.measured(),
+            c.dir().display(),
+            c.measured()
+        ));
+    }
     if let Some(dir) = &a.svg_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;

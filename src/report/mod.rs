@@ -7,6 +7,7 @@
 //! [`run`] measures; [`format`] prints text, markdown or JSON; [`svg`] plots area against
 //! throughput. Everything but the timing columns is deterministic.
 
+pub mod cache;
 pub mod calibration;
 pub mod clocks;
 pub mod format;
@@ -15,7 +16,8 @@ pub mod stats;
 pub mod svg;
 pub mod timing;
 
-use crate::rtl::synth::{synth_design, SynthReport};
+use crate::rtl::emit_with;
+use crate::rtl::synth::{synth_rtl, SynthReport};
 use crate::rtl::RtlOptions;
 use crate::schedule::aetherling;
 use crate::schedule::egraph::{self, Burst};
@@ -174,6 +176,9 @@ pub struct ReportOptions {
     /// Clock targets (MHz, ascending) of the area front at several clocks
     /// ([`clocks`]); empty: no such section.
     pub clocks: Vec<f64>,
+    /// Where earlier Yosys and nextpnr results are kept and reused; `None`: measure every
+    /// design.
+    pub measure_cache: Option<std::sync::Arc<cache::MeasureCache>>,
 }
 
 /// One design of a row: its model area and, with `--yosys`, its synthesis area.
@@ -416,7 +421,8 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
             .map(|(_, d)| d)
             .chain(front_jobs.iter().map(|(_, d)| d))
             .collect();
-        let mut results = timing::measure_all(&designs, &o.progress).into_iter();
+        let cache = o.measure_cache.as_deref();
+        let mut results = timing::measure_all(&designs, &o.progress, cache).into_iter();
         for (((ai, ri, is_egraph), _), res) in jobs.iter().zip(results.by_ref()) {
             if let Some(slot) = slot(&mut reports, *ai, *ri, *is_egraph) {
                 slot.set_fmax(res);
@@ -432,7 +438,7 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
         }
     }
     if o.yosys {
-        synthesize(&mut reports, jobs, &o.progress);
+        synthesize(&mut reports, jobs, &o.progress, o.measure_cache.as_deref());
     }
     let mut report = Report {
         apps: reports,
@@ -535,10 +541,21 @@ fn synthesize(
     reports: &mut [AppReport],
     jobs: Vec<((usize, usize, bool), Design)>,
     progress: &crate::util::progress::Reporter,
+    cache: Option<&cache::MeasureCache>,
 ) {
     let designs: Vec<&Design> = jobs.iter().map(|(_, d)| d).collect();
     let results = per_design(&designs, "yosys", progress, |d, dir| {
-        synth_design(d, dir, &RtlOptions::default())
+        let rtl = emit_with(d, &RtlOptions::default())?;
+        // The cell map is not in the report's JSON, so it is stored beside it.
+        let (cells, mut rep) = cache::measure_through(
+            cache,
+            &["yosys"],
+            &[&rtl.top, &rtl.verilog],
+            |_| false,
+            || synth_rtl(&rtl, dir).map(|r| (r.cells.clone(), r)),
+        )?;
+        rep.cells = cells;
+        Ok(rep)
     });
     for (((ai, ri, is_egraph), _), r) in jobs.iter().zip(results) {
         if let Some(slot) = slot(reports, *ai, *ri, *is_egraph) {

@@ -6,7 +6,7 @@
 
 use super::stats::spearman;
 use super::{AppReport, Report};
-use crate::rtl::fmax::{measure, FmaxOptions, FmaxReport};
+use crate::rtl::fmax::{harness, measure, FmaxOptions, FmaxReport, DOES_NOT_FIT};
 use crate::rtl::{emit_with, RtlOptions};
 use crate::st::Design;
 use serde::Serialize;
@@ -98,10 +98,19 @@ impl AetherlingRtlTable {
 pub fn measure_all(
     designs: &[&Design],
     progress: &crate::util::progress::Reporter,
+    cache: Option<&super::cache::MeasureCache>,
 ) -> Vec<Result<FmaxReport, String>> {
     super::per_design(designs, "nextpnr-ice40", progress, |d, dir| {
-        emit_with(d, &RtlOptions::default())
-            .and_then(|rtl| measure(&rtl, dir, &FmaxOptions::default()))
+        let rtl = emit_with(d, &RtlOptions::default())?;
+        let opts = FmaxOptions::default();
+        super::cache::measure_through(
+            cache,
+            // synth_ice40 runs first.
+            &["yosys", "nextpnr-ice40"],
+            &[&harness(&rtl), &format!("{opts:?}")],
+            |e| e.starts_with(DOES_NOT_FIT),
+            || measure(&rtl, dir, &opts),
+        )
     })
 }
 

@@ -11,7 +11,7 @@
 use super::netlist::Dir;
 use super::tools::{run, run_within, Run};
 use super::Rtl;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
@@ -39,8 +39,13 @@ impl Default for FmaxOptions {
     }
 }
 
+/// How the error of a design too large for the device begins: the one error of [`measure`]
+/// that every run gives again (a router stopped by the time limit may converge on a quieter
+/// machine).
+pub const DOES_NOT_FIT: &str = "the design does not fit the iCE40 HX8K";
+
 /// What place-and-route measured.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FmaxReport {
     /// The clock nextpnr achieved, in MHz.
     pub fmax_mhz: f64,
@@ -203,7 +208,7 @@ fn read_report(dir: &Path, pnr: &Run, rtl: &Rtl) -> Result<FmaxReport, String> {
                 || l.contains("Failed to expand region")
         }) {
             return Err(format!(
-                "the design does not fit the iCE40 HX8K (7680 logic cells, 32 RAMs): {}",
+                "{DOES_NOT_FIT} (7680 logic cells, 32 RAMs): {}",
                 line.trim()
             ));
         }

@@ -3,15 +3,15 @@
 //! columns (`/work/shared/reference/rtl.md` §3.1).
 
 use super::tools::run;
-use super::{emit_with, RtlOptions};
+use super::{emit_with, Rtl, RtlOptions};
 use crate::st::Design;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 /// Cell counts of a synthesized design, by Vivado-style column.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SynthReport {
     /// Logic LUTs (LUT1..LUT6).
     pub lut: u64,
@@ -124,7 +124,11 @@ pub fn synth_file(dir: &Path, file: &str, top: &str) -> Result<SynthReport, Stri
 
 /// Emits `d` into `dir/design.v` and synthesizes it.
 pub fn synth_design(d: &Design, dir: &Path, opts: &RtlOptions) -> Result<SynthReport, String> {
-    let rtl = emit_with(d, opts)?;
+    synth_rtl(&emit_with(d, opts)?, dir)
+}
+
+/// Writes `rtl` into `dir/design.v` and synthesizes it.
+pub fn synth_rtl(rtl: &Rtl, dir: &Path) -> Result<SynthReport, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     std::fs::write(dir.join("design.v"), &rtl.verilog)
         .map_err(|e| format!("cannot write design.v: {e}"))?;
