@@ -140,10 +140,16 @@ fn egraph_no_larger_than_baseline_on_random_programs() {
         .iter()
         .filter(|(k, _)| k.0 < PROGRAMS && !got.contains_key(k))
         .collect();
+    // A listed loss whose areas moved is a change too: the list gives them exactly.
+    let moved: Vec<_> = got
+        .iter()
+        .filter(|(k, v)| known.get(k).is_some_and(|w| w != *v))
+        .collect();
     assert!(
-        new.is_empty() && gone.is_empty(),
+        new.is_empty() && gone.is_empty() && moved.is_empty(),
         "the losses changed.\n  new losses (seed, slowdown) -> (e-graph, baseline): {new:?}\n  \
-         listed losses that no longer lose (remove them from the list): {gone:?}"
+         listed losses that no longer lose (remove them from the list): {gone:?}\n  \
+         listed losses whose areas changed (correct them in the list): {moved:?}"
     );
 }
 
@@ -274,6 +280,24 @@ fn a_generator_reached_through_data_movement_starts_later_instead_of_a_fifo() {
         "{}",
         d.to_text()
     );
+}
+
+/// A reduce whose rows are streamed adds them in parallel with each row in its streaming
+/// layout, and an up between two such reduces repeats the rows in that layout, as the
+/// baseline does (`reduce_streamed_rows*.seq`, from the random programs of seeds 165 and
+/// 216: 121.5 against 16 and 900.5 against 152 while the elements of reduces and ups had to
+/// keep the element type's layers).
+#[test]
+fn reduces_stream_their_rows() {
+    let files = search_files("reduce_streamed_rows");
+    assert_eq!(files.len(), 2);
+    for (f, want) in files.iter().zip([(4, 16.0, 16.0), (4, 152.0, 152.0)]) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let p = tessera::seq::parse_program(&f.to_string_lossy(), "rows", &text).unwrap();
+        let (s, e, b) = header_point(f, &text, "; prices at slowdown ");
+        assert_eq!((s, e, b), want, "{}", f.display());
+        assert_point(&p, s, (e, b), &f.display().to_string());
+    }
 }
 
 /// A map body that only relabels its element takes the parameter layout with the wires of

@@ -443,15 +443,19 @@ impl LowerRule {
             env.set(*v, Bound::Lay(l.clone()));
         } else {
             let (len, elem) = self.out.match_layer(l, &mut env)?;
-            // A map's element is its body's result, which may also be the element's
-            // streaming layout, splitting a layer (`(tseq 16 0 (sseq 2 x))` for a
-            // `(seq 32 _)`): the layout Aetherling propagates into a map body. Other
-            // operators' elements keep the element type's layers (a shift's initial value
-            // is laid out by them); any other split would grow the stream graph without
-            // reaching a design the baseline has.
+            // A map's or a reduce's element is its body's result, which may also be the
+            // element's streaming layout, splitting a layer (`(tseq 16 0 (sseq 2 x))` for a
+            // `(seq 32 _)`): the layout Aetherling propagates into a map body, and the one
+            // it adds streamed rows in (`(tseq 3 1 (sseq 2 uint8))` for `(seq 6 uint8)`).
+            // An up repeats and a down selects whole elements, so such rows pass through
+            // them as they are. Other operators' elements keep the element type's layers
+            // (a shift's initial value is laid out by them); any other split would grow
+            // the stream graph without reaching a design the baseline has.
             let fits = elem.to_seq() == args.elem
-                || (matches!(self.head, SeqHead::Map | SeqHead::Map2)
-                    && streaming_layout(&args.elem, elem.clocks()).as_ref() == Some(&elem));
+                || (matches!(
+                    self.head,
+                    SeqHead::Map | SeqHead::Map2 | SeqHead::Reduce | SeqHead::Up | SeqHead::Down
+                ) && streaming_layout(&args.elem, elem.clocks()).as_ref() == Some(&elem));
             if len != self.head.out_len(&args.nums)? || !fits {
                 return None;
             }
