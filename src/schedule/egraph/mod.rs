@@ -261,7 +261,7 @@ const SPREAD_ROOTS: usize = 2;
 /// A stream graph of at most this many nodes is small enough that the output layouts of its
 /// cheapest roots are also scheduled each in a graph of its own ([`schedule_graph`]'s
 /// pinned retries).
-const PINNED_RETRY_NODES: usize = 4000;
+const PINNED_RETRY_NODES: usize = 2000;
 
 /// How many output layouts, cheapest root first, the pinned retries schedule.
 const PINNED_ROOTS: usize = 6;
@@ -654,16 +654,12 @@ fn schedule_graph(
     }
     let unlowered = std::mem::take(&mut g.unlowered);
     let small = !g.truncated && g.node_count() <= PINNED_RETRY_NODES;
-    // the candidate output layouts of the cheapest finite roots, each view a shared root
-    // class holds too
-    let mut pinned: Vec<&(usize, Layout)> = roots
+    // every candidate output layout of the cheapest roots (`order` is cheapest first), each
+    // view a shared root class holds too
+    let cheapest: Vec<usize> = order.iter().take(PINNED_ROOTS).map(|(r, _)| *r).collect();
+    let pinned_outputs: Vec<Layout> = roots
         .iter()
-        .filter(|(r, _)| free[*r].0.is_finite())
-        .collect();
-    pinned.sort_by(|a, b| free[a.0].0.total_cmp(&free[b.0].0));
-    let pinned_outputs: Vec<Layout> = pinned
-        .into_iter()
-        .take(PINNED_ROOTS)
+        .filter(|(r, _)| cheapest.contains(r))
         .map(|(_, l)| l.clone())
         .collect();
     let mut caches = g.take_caches();
@@ -684,8 +680,8 @@ fn schedule_graph(
     // without the latency-matching FIFOs a root's design gets, may choose below one root
     // what suits another. In a small graph the output layouts of the cheapest roots are
     // each scheduled again in a graph of their own (seed 87 of tests/search_random.rs: 36
-    // in the shared graph, 30 pinned; more roots cost the CI test twice the time for no
-    // more points won, fewer lost 10 of 17, docs/scheduling.md).
+    // in the shared graph, 30 pinned). The bounds trade time for points won
+    // (docs/scheduling.md, cause 5).
     if retry && small && o.output.is_none() && !optimal {
         for out in pinned_outputs.iter().filter(|_| pinned_outputs.len() > 1) {
             let pinned = Options {
