@@ -263,7 +263,7 @@ const SPREAD_ROOTS: usize = 2;
 /// pinned retries).
 const PINNED_RETRY_NODES: usize = 2000;
 
-/// How many output layouts, cheapest root first, the pinned retries schedule.
+/// How many roots, cheapest first, the pinned retries schedule every output layout of.
 const PINNED_ROOTS: usize = 6;
 
 /// The slowdowns whose designs may serve `s` in bursts (those dividing `s`) or stalled
