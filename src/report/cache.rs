@@ -126,7 +126,9 @@ impl MeasureCache {
             .entry(tool.to_string())
             .or_insert_with(|| {
                 let flag = if tool == "yosys" { "-V" } else { "--version" };
-                let out = std::process::Command::new(tool).arg(flag).output().ok()?;
+                // the binary the measurement runs (`rtl::tools` finds it the same way)
+                let path = crate::rtl::tools::find_tool(tool)?;
+                let out = std::process::Command::new(path).arg(flag).output().ok()?;
                 let text = String::from_utf8_lossy(&out.stdout).to_string()
                     + &String::from_utf8_lossy(&out.stderr);
                 let line = text.lines().next()?.trim().to_string();
