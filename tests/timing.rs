@@ -11,7 +11,7 @@ use tessera::st::parse_design;
 use tessera::st::pipeline::{critical_path, pipeline, register_every_operator};
 
 mod timing_common;
-use timing_common::{program, scheduled, simulates_equal};
+use timing_common::{program, scheduled, simulates_equal, Schedules};
 
 const APPS: [(&str, &[u64]); 5] = [
     ("examples/conv2d.seq", &[1, 2, 4, 8, 16, 48, 144]),
@@ -26,9 +26,10 @@ fn pipelined_designs_compute_the_program_and_meet_the_modelled_clock() {
     let t = Target::ice40_hx8k();
     for (file, slowdowns) in APPS {
         let p = program(file);
-        for &s in slowdowns {
-            for mhz in [100.0, 150.0, 200.0] {
-                let d = scheduled(&p, s, Some(mhz));
+        for mhz in [100.0, 150.0, 200.0] {
+            let mut at = Schedules::new(&p, Some(mhz));
+            for &s in slowdowns {
+                let d = at.at(s);
                 simulates_equal(&d, &p, 7);
                 let cp = critical_path(&d, &t).unwrap();
                 assert!(
@@ -48,8 +49,9 @@ fn a_slower_clock_needs_no_more_area_and_a_design_that_meets_it_gets_no_register
     let t = Target::ice40_hx8k();
     for (file, slowdowns) in APPS {
         let p = program(file);
+        let mut at = Schedules::new(&p, None);
         for &s in slowdowns {
-            let plain = scheduled(&p, s, None);
+            let plain = at.at(s);
             let mut last = f64::INFINITY;
             for mhz in [225.0, 200.0, 150.0, 100.0, 50.0] {
                 // every operator of these apps meets 225 MHz alone (a signed abs: 3.22 ns)
@@ -85,8 +87,9 @@ fn a_clock_no_operator_can_meet_names_the_operator_and_the_reachable_clock() {
 fn pipelined_designs_read_back_from_their_text() {
     for (file, slowdowns) in APPS {
         let p = program(file);
+        let mut at = Schedules::new(&p, Some(200.0));
         for &s in slowdowns {
-            let d = scheduled(&p, s, Some(200.0));
+            let d = at.at(s);
             let text = d.to_text();
             let back =
                 parse_design("pipelined.st", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));

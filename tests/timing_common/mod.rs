@@ -28,6 +28,37 @@ pub fn scheduled(p: &Program, s: u64, mhz: Option<f64>) -> Design {
         .design
 }
 
+/// The e-graph scheduler's designs of one program at one clock (or none), as [`scheduled`]
+/// gives them, with the faster slowdowns' designs that bursts start from scheduled once for
+/// all slowdowns asked ([`egraph::Memo`]) rather than again for each.
+pub struct Schedules<'p> {
+    p: &'p Program,
+    o: egraph::Options,
+    memo: egraph::Memo,
+}
+
+impl<'p> Schedules<'p> {
+    /// No design of `p` scheduled yet, for `mhz` on the iCE40 or not pipelined.
+    pub fn new(p: &'p Program, mhz: Option<f64>) -> Schedules<'p> {
+        let o = egraph::Options {
+            clock: mhz.map(Clock::ice40),
+            ..egraph::Options::default()
+        };
+        Schedules {
+            p,
+            o,
+            memo: egraph::Memo::new(),
+        }
+    }
+
+    /// The design at slowdown `s`.
+    pub fn at(&mut self, s: u64) -> Design {
+        egraph::schedule_among(self.p, s, &self.o, &[], &mut self.memo)
+            .unwrap_or_else(|e| panic!("{} s={s}: {e}", self.p.name))
+            .design
+    }
+}
+
 /// Asserts that `d` computes what `p` does on three random frames drawn with `seed`.
 pub fn simulates_equal(d: &Design, p: &Program, seed: u64) {
     let frames = random_frames(p, seed, 3);
