@@ -266,6 +266,11 @@ const PINNED_RETRY_NODES: usize = 2000;
 /// How many roots, cheapest first, the pinned retries schedule every output layout of.
 const PINNED_ROOTS: usize = 6;
 
+/// A stream graph of more nodes than [`PINNED_RETRY_NODES`] and at most this many retries
+/// one root in a graph of its own: the root that lost by its FIFOs and registers
+/// ([`schedule_graph`]). Above it the retry's graph costs more than it has been seen to win.
+const LOST_ROOT_RETRY_NODES: usize = 20_000;
+
 /// The slowdowns whose designs may serve `s` in bursts (those dividing `s`) or stalled
 /// ([`crate::schedule::stall`], the others): every default slowdown below `s` if there are
 /// at most [`ALL_SOURCES`], else the [`BURST_SOURCES`] largest that divide `s` and as many
@@ -591,6 +596,8 @@ fn schedule_graph(
     let mut best: Option<(f64, Scheduled)> = None;
     let mut tried = 0;
     let mut ok = 0;
+    // per root built: its output layout, extracted cost and design's area
+    let mut built: Vec<(Layout, f64, f64)> = Vec::new();
     for (root, out) in &order {
         tried += 1;
         // each design's area is measured once (it follows every register word)
@@ -618,6 +625,7 @@ fn schedule_graph(
             Ok(((design, cost, inputs, explanation), rep)) => {
                 ok += 1;
                 let a = rep.total.scalar(&o.weights);
+                built.push((out.clone(), free[*root].0, a));
                 if best.as_ref().is_none_or(|(b, _)| a < *b - 1e-9) {
                     best = Some((
                         a,
@@ -653,7 +661,8 @@ fn schedule_graph(
         got.truncated = truncated;
     }
     let unlowered = std::mem::take(&mut g.unlowered);
-    let small = !g.truncated && g.node_count() <= PINNED_RETRY_NODES;
+    let (g_truncated, g_nodes) = (g.truncated, g.node_count());
+    let small = !g_truncated && g_nodes <= PINNED_RETRY_NODES;
     // every candidate output layout of the cheapest roots (`order` is cheapest first), each
     // view a shared root class holds too
     let cheapest: Vec<usize> = order.iter().take(PINNED_ROOTS).map(|(r, _)| *r).collect();
@@ -691,6 +700,30 @@ fn schedule_graph(
             let (got, back) = schedule_graph(p, s, &pinned, phase1, caches, false);
             retries.extend(got.ok());
             caches = back;
+        }
+    }
+    // Above that size, one root only: the cheapest by extraction whose design came out
+    // larger than the least design while its extracted cost is below it, i.e. a root whose
+    // FIFOs and registers, not its operators, lost (`pinned_root_up_stencil.seq` at s = 12:
+    // 122 in the shared graph of 4869 nodes, where the root `(tseq 4 8 uint8)` extracted at
+    // 96 was built at 138; alone, 112). The full program of seed 229 needs it at 16,792
+    // nodes; no example's design has changed by it at any size (docs/scheduling.md, cause 5).
+    let mid = !g_truncated && !small && g_nodes <= LOST_ROOT_RETRY_NODES;
+    if retry && mid && o.output.is_none() && !optimal {
+        if let Some(&(least, _)) = best.as_ref() {
+            let lost = built
+                .iter()
+                .filter(|(_, cost, a)| *cost < least - 1e-9 && *a > least + 1e-9)
+                .min_by(|x, y| x.1.total_cmp(&y.1));
+            if let Some((out, _, _)) = lost {
+                let pinned = Options {
+                    output: Some(out.clone()),
+                    ..o.clone()
+                };
+                let (got, back) = schedule_graph(p, s, &pinned, phase1, caches, false);
+                retries.extend(got.ok());
+                caches = back;
+            }
         }
     }
     if retry && truncated && o.output.is_none() {
