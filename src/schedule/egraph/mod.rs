@@ -689,42 +689,34 @@ fn schedule_graph(
     // without the latency-matching FIFOs a root's design gets, may choose below one root
     // what suits another. In a small graph the output layouts of the cheapest roots are
     // each scheduled again in a graph of their own (seed 87 of tests/search_random.rs: 36
-    // in the shared graph, 30 pinned). The bounds trade time for points won
+    // in the shared graph, 30 pinned). Above that size, one root only: the cheapest by
+    // extraction whose design came out larger than the least design while its extracted
+    // cost is below it, i.e. a root whose FIFOs and registers, not its operators, lost
+    // (`pinned_root_up_stencil.seq` at s = 12: 122 in the shared graph of 4869 nodes, where
+    // the root `(tseq 4 8 uint8)` extracted at 96 was built at 138; alone, 112; the full
+    // program of seed 229 needs it at 16,792 nodes). The bounds trade time for points won
     // (docs/scheduling.md, cause 5).
-    if retry && small && o.output.is_none() && !optimal {
-        for out in pinned_outputs.iter().filter(|_| pinned_outputs.len() > 1) {
-            let pinned = Options {
-                output: Some(out.clone()),
-                ..o.clone()
-            };
-            let (got, back) = schedule_graph(p, s, &pinned, phase1, caches, false);
-            retries.extend(got.ok());
-            caches = back;
-        }
-    }
-    // Above that size, one root only: the cheapest by extraction whose design came out
-    // larger than the least design while its extracted cost is below it, i.e. a root whose
-    // FIFOs and registers, not its operators, lost (`pinned_root_up_stencil.seq` at s = 12:
-    // 122 in the shared graph of 4869 nodes, where the root `(tseq 4 8 uint8)` extracted at
-    // 96 was built at 138; alone, 112). The full program of seed 229 needs it at 16,792
-    // nodes; no example's design has changed by it at any size (docs/scheduling.md, cause 5).
     let mid = !g_truncated && !small && g_nodes <= LOST_ROOT_RETRY_NODES;
-    if retry && mid && o.output.is_none() && !optimal {
-        if let Some(&(least, _)) = best.as_ref() {
-            let lost = built
-                .iter()
-                .filter(|(_, cost, a)| *cost < least - 1e-9 && *a > least + 1e-9)
-                .min_by(|x, y| x.1.total_cmp(&y.1));
-            if let Some((out, _, _)) = lost {
-                let pinned = Options {
-                    output: Some(out.clone()),
-                    ..o.clone()
-                };
-                let (got, back) = schedule_graph(p, s, &pinned, phase1, caches, false);
-                retries.extend(got.ok());
-                caches = back;
-            }
-        }
+    let pin: Vec<Layout> = match best.as_ref() {
+        _ if !retry || o.output.is_some() || optimal => Vec::new(),
+        _ if small && pinned_outputs.len() > 1 => pinned_outputs,
+        Some(&(least, _)) if mid => built
+            .iter()
+            .filter(|(_, cost, a)| *cost < least - 1e-9 && *a > least + 1e-9)
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(out, _, _)| out.clone())
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    };
+    for out in pin {
+        let pinned = Options {
+            output: Some(out),
+            ..o.clone()
+        };
+        let (got, back) = schedule_graph(p, s, &pinned, phase1, caches, false);
+        retries.extend(got.ok());
+        caches = back;
     }
     if retry && truncated && o.output.is_none() {
         // only at two or more clocks per output atom, where a spread output holds each atom
