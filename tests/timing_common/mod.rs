@@ -19,17 +19,11 @@ pub fn program(file: &str) -> Program {
 /// The e-graph scheduler's design of `p` at slowdown `s`, pipelined for `mhz` on the
 /// iCE40 (asked for: strict), or not pipelined.
 pub fn scheduled(p: &Program, s: u64, mhz: Option<f64>) -> Design {
-    let o = egraph::Options {
-        clock: mhz.map(Clock::ice40),
-        ..egraph::Options::default()
-    };
-    egraph::schedule(p, s, &o)
-        .unwrap_or_else(|e| panic!("{} s={s}: {e}", p.name))
-        .design
+    Schedules::new(p, mhz).at(s)
 }
 
-/// The e-graph scheduler's designs of one program at one clock (or none), as [`scheduled`]
-/// gives them, with the faster slowdowns' designs that bursts start from scheduled once for
+/// The e-graph scheduler's designs of one program at one clock (or none), those of
+/// `egraph::schedule`, with the faster slowdowns' designs that bursts start from scheduled once for
 /// all slowdowns asked ([`egraph::Memo`]) rather than again for each.
 pub struct Schedules<'p> {
     p: &'p Program,
