@@ -29,7 +29,7 @@ type Scheduler = Box<dyn FnMut(&Program, u64) -> Result<Design, String>>;
 
 fn by_egraph(o: egraph::Options) -> Scheduler {
     let mut memo = egraph::Memo::new();
-    Box::new(move |p, s| egraph::schedule_among(p, s, &o, &[], &mut memo).map(|g| g.design))
+    Box::new(move |p, s| memo.schedule(p, s, &o).map(|g| g.design))
 }
 
 fn by_aetherling(p: &Program, s: u64) -> Result<Design, String> {

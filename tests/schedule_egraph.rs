@@ -23,7 +23,8 @@ fn check_against_baseline(file: &str, slowdowns: &[u64], baseline_required: bool
     let mut memo = egraph::Memo::new();
     for &s in slowdowns {
         let t = std::time::Instant::now();
-        let got = egraph::schedule_among(&p, s, &o, &[], &mut memo)
+        let got = memo
+            .schedule(&p, s, &o)
             .unwrap_or_else(|e| panic!("{file} at slowdown {s}: {e}"));
         check_design(&got.design).unwrap_or_else(|e| panic!("{file} at {s}: {e}"));
         assert_eq!(got.design.clocks(), s, "{file} at {s}: wrong slowdown");

@@ -47,7 +47,8 @@ impl<'p> Schedules<'p> {
 
     /// The design at slowdown `s`.
     pub fn at(&mut self, s: u64) -> Design {
-        egraph::schedule_among(self.p, s, &self.o, &[], &mut self.memo)
+        self.memo
+            .schedule(self.p, s, &self.o)
             .unwrap_or_else(|e| panic!("{} s={s}: {e}", self.p.name))
             .design
     }

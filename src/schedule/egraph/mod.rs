@@ -181,13 +181,20 @@ impl Memo {
     pub fn new() -> Memo {
         Memo::default()
     }
+
+    /// [`schedule`]'s design of `p` at `s`, reusing what this memo holds: scheduling one
+    /// program at several slowdowns schedules each faster slowdown its bursts start from
+    /// once, not once per call.
+    pub fn schedule(&mut self, p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
+        schedule_memo(p, s, o, None, self)
+    }
 }
 
 /// Schedules `p` at slowdown `s`: the least-area design of the stream graph of `s`, or,
 /// with [`Options::burst`], a faster slowdown's design run in bursts or stalled if that is smaller
 /// (ties keep the direct design).
 pub fn schedule(p: &Program, s: u64, o: &Options) -> Result<Scheduled, String> {
-    schedule_memo(p, s, o, None, &mut Memo::new())
+    Memo::new().schedule(p, s, o)
 }
 
 /// [`schedule`] with the burst sources taken from `listed` (as [`explore`] does, so a
@@ -315,6 +322,26 @@ fn direct<'m>(
     })
 }
 
+/// Schedules the direct designs of the slowdowns in `wanted` that `memo` lacks, in parallel
+/// (the largest first: the longest jobs), over the memo's phase-1 e-graph. Each direct
+/// design depends only on its slowdown, so the memo holds what one-by-one calls would give.
+fn prefill(p: &Program, wanted: &[u64], o: &Options, memo: &mut Memo) {
+    let mut missing: Vec<u64> = wanted
+        .iter()
+        .copied()
+        .filter(|s| !memo.designs.contains_key(s))
+        .collect();
+    if missing.len() < 2 {
+        return;
+    }
+    missing.sort_unstable_by(|a, b| b.cmp(a));
+    missing.dedup();
+    let Memo { designs, phase1 } = memo;
+    let ph = phase1.get_or_insert_with(|| saturate(p, o));
+    let done = par_map(&missing, |s| schedule_direct(p, *s, o, ph));
+    designs.extend(missing.into_iter().zip(done));
+}
+
 fn schedule_memo(
     p: &Program,
     s: u64,
@@ -324,14 +351,24 @@ fn schedule_memo(
 ) -> Result<Scheduled, String> {
     // Before the bursts too: a burst of a faster design would reach the unusable slowdown.
     super::slowdown::check_slowdown(s)?;
+    let bursting = o.burst && o.output.is_none();
+    let sources = if bursting {
+        burst_sources(p, s, listed)
+    } else {
+        Vec::new()
+    };
+    // every source's direct design is needed below (its area decides whether to build
+    // the burst), so all are scheduled at once, in parallel
+    let mut wanted = sources.clone();
+    wanted.push(s);
+    prefill(p, &wanted, o, memo);
     let mut best = direct(p, s, o, memo).clone();
-    if !o.burst || o.output.is_some() {
+    if !bursting {
         return best;
     }
     // bursts before stalls: on a tie the burst is kept, it needs no control
-    let (bursts, stalls): (Vec<u64>, Vec<u64>) = burst_sources(p, s, listed)
-        .into_iter()
-        .partition(|d| s.is_multiple_of(*d));
+    let (bursts, stalls): (Vec<u64>, Vec<u64>) =
+        sources.into_iter().partition(|d| s.is_multiple_of(*d));
     for from in bursts.into_iter().chain(stalls) {
         let Ok(base) = direct(p, from, o, memo).clone() else {
             continue;
