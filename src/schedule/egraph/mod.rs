@@ -325,12 +325,8 @@ fn direct<'m>(
 /// Schedules the direct designs of the slowdowns in `wanted` that `memo` lacks, in parallel
 /// (the largest first: the longest jobs), over the memo's phase-1 e-graph. Each direct
 /// design depends only on its slowdown, so the memo holds what one-by-one calls would give.
-fn prefill(p: &Program, wanted: &[u64], o: &Options, memo: &mut Memo) {
-    let mut missing: Vec<u64> = wanted
-        .iter()
-        .copied()
-        .filter(|s| !memo.designs.contains_key(s))
-        .collect();
+fn prefill(p: &Program, wanted: impl Iterator<Item = u64>, o: &Options, memo: &mut Memo) {
+    let mut missing: Vec<u64> = wanted.filter(|s| !memo.designs.contains_key(s)).collect();
     if missing.len() < 2 {
         return;
     }
@@ -359,9 +355,7 @@ fn schedule_memo(
     };
     // every source's direct design is needed below (its area decides whether to build
     // the burst), so all are scheduled at once, in parallel
-    let mut wanted = sources.clone();
-    wanted.push(s);
-    prefill(p, &wanted, o, memo);
+    prefill(p, sources.iter().copied().chain([s]), o, memo);
     let mut best = direct(p, s, o, memo).clone();
     if !bursting {
         return best;
