@@ -124,9 +124,6 @@ pub fn verify_rtl_on(
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     std::fs::write(dir.join("design.v"), &rtl.verilog)
         .map_err(|e| format!("cannot write design.v: {e}"))?;
-    let t0 = std::time::Instant::now();
-    let lint_result = opts.lint.then(|| lint(dir, "design.v", &rtl.top));
-    let lint_time = t0.elapsed();
     let flat: Vec<Vec<Vec<Value>>> = inputs
         .iter()
         .map(|fr| {
@@ -137,7 +134,23 @@ pub fn verify_rtl_on(
         })
         .collect();
     let tb = testbench(&rtl, &flat, opts.sim.four_state(), opts.seed, opts.vcd);
-    let (text, build, exec) = simulate(opts.sim, dir, "design.v", &tb)?;
+    // Verilator's lint reads design.v only and writes nothing beside it, so it runs while
+    // the simulator builds and runs: on a large design each takes seconds.
+    let (lint_done, simulated) = std::thread::scope(|scope| {
+        let linting = opts.lint.then(|| {
+            scope.spawn(|| {
+                let t0 = std::time::Instant::now();
+                let r = lint(dir, "design.v", &rtl.top);
+                (r, t0.elapsed())
+            })
+        });
+        let simulated = simulate(opts.sim, dir, "design.v", &tb);
+        let lint_done = linting.map(|h| h.join().expect("the lint thread does not panic"));
+        (lint_done, simulated)
+    });
+    let (text, build, exec) = simulated?;
+    let lint_time = lint_done.as_ref().map(|l| l.1).unwrap_or_default();
+    let lint_result = lint_done.map(|l| l.0);
     let lines = parse_output(&text)?;
     let mut expected: Vec<Vec<Value>> = Vec::new();
     for (f, fr) in inputs.iter().enumerate() {
