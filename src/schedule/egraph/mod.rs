@@ -326,16 +326,22 @@ fn direct<'m>(
 /// (the largest first: the longest jobs), over the memo's phase-1 e-graph. Each direct
 /// design depends only on its slowdown, so the memo holds what one-by-one calls would give.
 fn prefill(p: &Program, wanted: impl Iterator<Item = u64>, o: &Options, memo: &mut Memo) {
-    let mut missing: Vec<u64> = wanted.filter(|s| !memo.designs.contains_key(s)).collect();
+    let missing = largest_first(wanted.filter(|s| !memo.designs.contains_key(s)).collect());
     if missing.len() < 2 {
         return;
     }
-    missing.sort_unstable_by(|a, b| b.cmp(a));
-    missing.dedup();
     let Memo { designs, phase1 } = memo;
     let ph = phase1.get_or_insert_with(|| saturate(p, o));
     let done = par_map(&missing, |s| schedule_direct(p, *s, o, ph));
     designs.extend(missing.into_iter().zip(done));
+}
+
+/// The slowdowns `v` once each, largest first: the order parallel direct schedules start
+/// in, the longest jobs first.
+fn largest_first(mut v: Vec<u64>) -> Vec<u64> {
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    v.dedup();
+    v
 }
 
 fn schedule_memo(
@@ -1031,8 +1037,7 @@ fn explore_jobs(
         }
     }
     needed.retain(|s| *s > 0);
-    needed.sort_unstable_by(|a, b| b.cmp(a));
-    needed.dedup();
+    let needed = largest_first(needed);
     let mut jobs: Vec<(u64, Job)> = needed.iter().map(|&s| (s, Job::Direct(s))).collect();
     if baseline {
         jobs.extend(slowdowns.iter().map(|&s| (s, Job::Baseline(s))));
