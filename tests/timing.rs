@@ -251,3 +251,84 @@ fn a_fifo_deepened_by_realignment_does_not_lower_the_clock() {
     assert!(c.mhz >= t.mhz_of(t.carry_ns(32)) - 1e-6, "{c:?}");
     simulates_equal(&d, &p, 1);
 }
+
+/// A design of one lane: inputs `P`, `Q` (bits), `A`, `B`, `C` (`uint8`), output `body`
+/// over them (`p`, `q`, `a`, `b`, `c`).
+fn one_lane(body: &str) -> tessera::st::Design {
+    let text = format!(
+        "(design one_lane)
+         (input P (sseq 1 bit))
+         (input Q (sseq 1 bit))
+         (input A (sseq 1 uint8))
+         (input B (sseq 1 uint8))
+         (input C (sseq 1 uint8))
+         (output (map2_s 1
+           (fn (pq abc)
+             (let ((p (fst pq)) (q (snd pq)) (a (fst abc)) (b (fst (snd abc))) (c (snd (snd abc))))
+               {body}))
+           (map2_s 1 (fn (p q) (atuple p q)) P Q)
+           (map2_s 1 (fn (a bc) (atuple a bc)) A (map2_s 1 (fn (b c) (atuple b c)) B C))))"
+    );
+    parse_design("one_lane.st", &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Bitwise logic whose inputs fit one LUT is one level (technology mapping packs it); a
+/// fifth input makes a second.
+#[test]
+fn bitwise_logic_packs_into_one_lut_where_its_inputs_fit() {
+    let t = Target::ice40_hx8k();
+    let ns = |body: &str| critical_path(&one_lane(body), &t).unwrap().ns;
+    let lut = t.lut_ns;
+    // pass ? a : 0 after pass = p | q: three inputs per output bit
+    let select = "(if (atuple (or (atuple p q)) (atuple a (const uint8 0))))";
+    assert!((ns(select) - lut).abs() < 1e-9, "{}", ns(select));
+    // not (p and q) or p: two inputs
+    let chain = "(or (atuple (not (and (atuple p q))) p))";
+    assert!((ns(chain) - lut).abs() < 1e-9, "{}", ns(chain));
+    // p ? (q ? a : b) : c: five inputs, two levels
+    let five = "(if (atuple p (atuple (if (atuple q (atuple a b))) c)))";
+    assert!((ns(five) - 2.0 * lut).abs() < 1e-9, "{}", ns(five));
+    // after a carry chain, the LUT adds its level
+    let after_sub = "(if (atuple p (atuple (sub (atuple a b)) b)))";
+    assert!(
+        (ns(after_sub) - (t.carry_ns(8) + lut)).abs() < 1e-9,
+        "{}",
+        ns(after_sub)
+    );
+}
+
+/// An unsigned comparison against a threshold just below a power of two reads the bits
+/// above it (one LUT), where the RTL writes it so; other constants keep a carry chain,
+/// narrowed by the constant's trailing ones.
+#[test]
+fn a_comparison_with_a_threshold_below_a_power_of_two_is_one_lut() {
+    let t = Target::ice40_hx8k();
+    let ns = |body: &str| critical_path(&one_lane(body), &t).unwrap().ns;
+    let above_15 = ns("(lt (atuple (const uint8 15) a))");
+    assert!((above_15 - t.lut_ns).abs() < 1e-9, "{above_15}");
+    let below_32 = ns("(lt (atuple a (const uint8 32)))");
+    assert!((below_32 - t.lut_ns).abs() < 1e-9, "{below_32}");
+    let above_100 = ns("(lt (atuple (const uint8 100) a))");
+    assert!((above_100 - t.carry_ns(8)).abs() < 1e-9, "{above_100}");
+    // 0b0101_0111 < a: a[7:3] > 0b01010, a 5-bit chain
+    let above_87 = ns("(lt (atuple (const uint8 87) a))");
+    assert!((above_87 - t.carry_ns(5)).abs() < 1e-9, "{above_87}");
+    let signed = ns("(lt (atuple (cast_int8 (const uint8 15)) (cast_int8 a)))");
+    assert!((signed - t.carry_ns(8)).abs() < 1e-9, "{signed}");
+}
+
+/// sharpen's per-pixel step at s = 1, pipelined for the default clock: its `15 < b - a`
+/// tests share a stage with the subtractions and `pass ? b - a : 0` packs with the final
+/// `add`, so the design has one stage fewer than with a carry chain per comparison and a
+/// LUT level per operator (latency 6 before), every path of the model still meets the
+/// clock, and it computes the program.
+#[test]
+fn sharpen_pipelines_its_threshold_tests_with_the_subtractions() {
+    let p = program("examples/sharpen.seq");
+    let d = scheduled(&p, 1, Some(225.0));
+    assert_eq!(tessera::st::latency::design_latency(&d).unwrap(), 5);
+    let t = Target::ice40_hx8k();
+    let c = critical_path(&d, &t.without_control()).unwrap();
+    assert!(c.mhz >= 225.0, "{c:?}");
+    simulates_equal(&d, &p, 1);
+}

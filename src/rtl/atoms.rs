@@ -9,6 +9,7 @@
 use super::netlist::{Expr, Sig};
 use super::scope::Scope;
 use crate::seq::op::AtomOp;
+use crate::st::compare::NarrowLt;
 use crate::st::Layout;
 
 /// Known constant operands of a binary atom operator: `(left, right)` raw values.
@@ -119,10 +120,35 @@ pub fn atom_expr(
         }
         AtomOp::Lt => {
             binary()?;
-            if lsigned {
-                Expr::slt(&left(), &right())
+            // the variable operand's width (both are one type)
+            let vw = if konst.0.is_some() { rw } else { lw };
+            let narrow = if lsigned {
+                None
             } else {
-                Expr::lt(&left(), &right())
+                NarrowLt::of(vw, konst)
+            };
+            // the variable operand's bits from `lo` up
+            let var_above = |lo: u32| {
+                if konst.0.is_some() {
+                    x.bits(lo, rw - lo)
+                } else {
+                    x.bits(rw + lo, lw - lo)
+                }
+            };
+            match narrow {
+                None if lsigned => Expr::slt(&left(), &right()),
+                None => Expr::lt(&left(), &right()),
+                Some(NarrowLt::Always(b)) => Expr::lit(u64::from(b), 1),
+                Some(NarrowLt::AnyAbove { lo }) => Expr::ne(&var_above(lo), &Expr::zero(vw - lo)),
+                Some(NarrowLt::NoneAbove { lo }) => Expr::eq(&var_above(lo), &Expr::zero(vw - lo)),
+                Some(NarrowLt::Shifted { lo, m, const_left }) => {
+                    let m = Expr::lit(m, vw - lo);
+                    if const_left {
+                        Expr::lt(&m, &var_above(lo))
+                    } else {
+                        Expr::lt(&var_above(lo), &m)
+                    }
+                }
             }
         }
         AtomOp::Eq => {

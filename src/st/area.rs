@@ -12,6 +12,7 @@
 //! has; a body is paid once per hardware instance (`n` times under `map_s n`, `n-1` times
 //! under `reduce_s n`, once under the time operators).
 
+use super::compare::NarrowLt;
 use super::design::{Design, NodeId};
 use super::layout::Layout;
 use super::op::StOp;
@@ -465,7 +466,20 @@ fn atom_area(d: &Design, op: AtomOp, arg: NodeId) -> Area {
     match op {
         AtomOp::Abs => logic(if signed { b } else { 0 }),
         AtomOp::Not | AtomOp::And | AtomOp::Or => logic(1),
-        AtomOp::Add | AtomOp::Sub | AtomOp::Lt => logic(b),
+        AtomOp::Add | AtomOp::Sub => logic(b),
+        AtomOp::Lt => {
+            let konst = (const_operand(d, arg, 0), const_operand(d, arg, 1));
+            let narrow = (!signed).then(|| NarrowLt::of(b as u32, konst)).flatten();
+            match narrow {
+                None => logic(b),
+                Some(NarrowLt::Always(_)) => Area::default(),
+                // a tree of 4-input LUTs over the bits read
+                Some(NarrowLt::AnyAbove { lo } | NarrowLt::NoneAbove { lo }) => {
+                    logic((b - u64::from(lo)).saturating_sub(1).div_ceil(3).max(1))
+                }
+                Some(NarrowLt::Shifted { lo, .. }) => logic(b - u64::from(lo)),
+            }
+        }
         AtomOp::Eq => logic(input.atom_bits().div_ceil(2).div_ceil(3).max(1)),
         AtomOp::If => logic(b.div_ceil(2)),
         // Extension repeats a wire (the sign bit or a constant zero); truncation drops wires.

@@ -12,6 +12,7 @@
 //! shift-and-add adders over the constant's canonical signed digits; data movement is
 //! wiring, or a selection multiplexer in front of registers and RAM reads.
 
+use super::compare::NarrowLt;
 use super::design::Design;
 use super::layout::Layout;
 use crate::seq::op::AtomOp;
@@ -26,6 +27,8 @@ pub struct Target {
     pub about: &'static str,
     /// One logic level: a LUT and the routing into it.
     pub lut_ns: f64,
+    /// The inputs of a LUT: bitwise logic over at most this many input bits is one level.
+    pub lut_inputs: u8,
     /// A carry chain's fixed part (into the chain and out through the last LUT).
     pub carry_base_ns: f64,
     /// A carry chain's delay per bit.
@@ -59,6 +62,7 @@ impl Target {
             name: "ice40-hx8k",
             about: "calibrated against nextpnr-ice40 (docs/timing.md)",
             lut_ns: 1.2,
+            lut_inputs: 4,
             // 0.15 ns per bit: single adders, subtractors and comparators of 8, 16 and 32
             // bits between registers measure it at every width (docs/timing.md §2); the
             // fixed part keeps the 8-bit chain the calibration fitted (2.02 ns).
@@ -87,6 +91,7 @@ impl Target {
             name: "xc7-estimate",
             about: "an estimate from 7-series data sheets, not measured",
             lut_ns: 0.55,
+            lut_inputs: 6,
             carry_base_ns: 0.75,
             carry_bit_ns: 0.03,
             register_ns: 0.6,
@@ -185,6 +190,9 @@ pub enum Known {
     Unknown,
     /// A constant on every lane; the most nonzero canonical signed digits of any of them.
     Const(u32),
+    /// The same constant on every lane: its value and its nonzero canonical signed digits
+    /// (what a comparison against it reads, [`crate::st::compare`]).
+    Exact(u64, u32),
     /// A lane that takes its atoms in turn from a table of constants (a generator whose
     /// lane changes with the clock): the most significant bits of any of them.
     Table(u32),
@@ -198,15 +206,25 @@ impl Known {
         fn go(v: &Value, w: u32) -> Option<Known> {
             match v {
                 Value::Undef => None,
-                Value::Scalar(x) => Some(Known::Const(csd_digits(*x, w))),
+                Value::Scalar(x) => {
+                    let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+                    Some(Known::Exact(*x & mask, csd_digits(*x, w)))
+                }
                 Value::Pair(p) => Some(Known::Pair(
                     Box::new(go(&p.0, w).unwrap_or(Known::Unknown)),
                     Box::new(go(&p.1, w).unwrap_or(Known::Unknown)),
                 )),
-                Value::List(xs) => xs
-                    .iter()
-                    .map(|x| go(x, w))
-                    .try_fold(Known::Const(0), |acc, k| Some(acc.meet(&k?))),
+                Value::List(xs) => {
+                    let mut all: Option<Known> = None;
+                    for x in xs {
+                        let k = go(x, w)?;
+                        all = Some(match all {
+                            None => k,
+                            Some(a) => a.meet(&k),
+                        });
+                    }
+                    Some(all.unwrap_or(Known::Const(0)))
+                }
             }
         }
         go(v, w).unwrap_or(Known::Unknown)
@@ -234,7 +252,10 @@ impl Known {
     /// What holds on both of two signals' lanes.
     pub fn meet(&self, other: &Known) -> Known {
         match (self, other) {
-            (Known::Const(a), Known::Const(b)) => Known::Const(*a.max(b)),
+            (Known::Exact(a, d), Known::Exact(b, _)) if a == b => Known::Exact(*a, *d),
+            (Known::Const(a) | Known::Exact(_, a), Known::Const(b) | Known::Exact(_, b)) => {
+                Known::Const(*a.max(b))
+            }
             (Known::Table(a), Known::Table(b)) => Known::Table(*a.max(b)),
             (Known::Pair(a, b), Known::Pair(c, d)) => {
                 Known::Pair(Box::new(a.meet(c)), Box::new(b.meet(d)))
@@ -247,16 +268,32 @@ impl Known {
     pub fn parts(&self) -> (Known, Known) {
         match self {
             Known::Pair(a, b) => ((**a).clone(), (**b).clone()),
-            Known::Const(d) => (Known::Const(*d), Known::Const(*d)),
+            Known::Const(_) | Known::Exact(..) => (self.clone(), self.clone()),
             Known::Table(b) => (Known::Table(*b), Known::Table(*b)),
             Known::Unknown => (Known::Unknown, Known::Unknown),
+        }
+    }
+
+    /// The nonzero canonical signed digits of a constant.
+    pub fn digits(&self) -> Option<u32> {
+        match self {
+            Known::Const(d) | Known::Exact(_, d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// The value of a constant the same on every lane.
+    pub fn value(&self) -> Option<u64> {
+        match self {
+            Known::Exact(v, _) => Some(*v),
+            _ => None,
         }
     }
 
     /// True when every part is a constant.
     pub fn is_const(&self) -> bool {
         match self {
-            Known::Const(_) => true,
+            Known::Const(_) | Known::Exact(..) => true,
             Known::Pair(a, b) => a.is_const() && b.is_const(),
             Known::Table(_) | Known::Unknown => false,
         }
@@ -324,20 +361,34 @@ pub fn atom_delay(t: &Target, op: AtomOp, input: &Layout, known: &Known) -> (f64
                 0.0
             }
         }
-        AtomOp::Add | AtomOp::Sub | AtomOp::Lt => t.carry_ns(lw),
+        AtomOp::Add | AtomOp::Sub => t.carry_ns(lw),
+        AtomOp::Lt => {
+            let signed = matches!(input, Layout::ATuple(a, _) if matches!(**a, Layout::Scalar(s) if s.is_signed()));
+            let narrow = (!signed)
+                .then(|| NarrowLt::of(lw as u32, (kl.value(), kr.value())))
+                .flatten();
+            match narrow {
+                None => t.carry_ns(lw),
+                Some(NarrowLt::Always(_)) => 0.0,
+                Some(NarrowLt::AnyAbove { lo } | NarrowLt::NoneAbove { lo }) => {
+                    t.luts_ns(levels_for(lw - u64::from(lo)))
+                }
+                Some(NarrowLt::Shifted { lo, .. }) => t.carry_ns(lw - u64::from(lo)),
+            }
+        }
         AtomOp::Eq => t.luts_ns(levels_for(2 * lw.max(rw)) + 1),
-        AtomOp::Lsl | AtomOp::Lsr => match kr {
-            Known::Const(_) => 0.0,
-            _ => t.luts_ns(levels_for(lw) + 1),
+        AtomOp::Lsl | AtomOp::Lsr => match kr.digits() {
+            Some(_) => 0.0,
+            None => t.luts_ns(levels_for(lw) + 1),
         },
-        AtomOp::Mul => match (&kl, &kr) {
-            (_, Known::Const(d)) | (Known::Const(d), _) => const_mul(*d, lw),
-            (_, Known::Table(k)) | (Known::Table(k), _) => t.mul_ns(lw, u64::from(*k)),
+        AtomOp::Mul => match (kl.digits(), kr.digits(), &kl, &kr) {
+            (_, Some(d), ..) | (Some(d), ..) => const_mul(d, lw),
+            (.., Known::Table(k)) | (_, _, Known::Table(k), _) => t.mul_ns(lw, u64::from(*k)),
             _ => t.mul_ns(lw, lw.min(rw)),
         },
-        AtomOp::Div => match kr {
-            Known::Const(d) => const_mul(d, lw + 8),
-            _ => t.mul_ns(lw + 8, lw + 8),
+        AtomOp::Div => match kr.digits() {
+            Some(d) => const_mul(d, lw + 8),
+            None => t.mul_ns(lw + 8, lw + 8),
         },
     };
     (d, Known::Unknown)

@@ -253,7 +253,7 @@ impl Rebuild<'_> {
             ),
             // Wiring over generators only (a counter reshaped into the consumer's layout):
             // the same wiring over generators that start later holds no word a FIFO would.
-            ref movement if self.wiring_over_generator(a) => {
+            ref movement if starts_later(&self.out, a) => {
                 let src = self.out.node(a).args[0];
                 let later = self.delay(src, by)?;
                 self.out.add(movement.clone(), &[later])
@@ -264,24 +264,25 @@ impl Rebuild<'_> {
             }
         }
     }
+}
 
-    /// True when `a` is a generator, or data movement that is only wiring (it holds no
-    /// atom) over one. [`Rebuild::delay`] takes the generators themselves first.
-    fn wiring_over_generator(&self, mut a: NodeId) -> bool {
-        loop {
-            let node = self.out.node(a);
-            match &node.op {
-                StOp::Const { .. } | StOp::Counter { .. } => return true,
-                op if op.is_data_movement() && node.args.len() == 1 => {
-                    let wiring = Perm::of(op, self.out.layout(node.args[0]), self.out.layout(a))
-                        .is_some_and(|p| p.is_wiring());
-                    if !wiring {
-                        return false;
-                    }
-                    a = node.args[0];
+/// True when node `a` of `d` is a generator, or data movement that is only wiring (it
+/// holds no atom) over one: latency matching delays it by starting the generator later,
+/// with no FIFO ([`insert_fifos`]).
+pub fn starts_later(d: &Design, mut a: NodeId) -> bool {
+    loop {
+        let node = d.node(a);
+        match &node.op {
+            StOp::Const { .. } | StOp::Counter { .. } => return true,
+            op if op.is_data_movement() && node.args.len() == 1 => {
+                let wiring = Perm::of(op, d.layout(node.args[0]), d.layout(a))
+                    .is_some_and(|p| p.is_wiring());
+                if !wiring {
+                    return false;
                 }
-                _ => return false,
+                a = node.args[0];
             }
+            _ => return false,
         }
     }
 }

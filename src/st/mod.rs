@@ -5,6 +5,7 @@
 //! nothing of e-graphs or Verilog; it is the contract both sides meet:
 //!
 //! - [`check`]: exact operator types, syntactic layout equality at every composition;
+//! - [`compare`]: comparisons against a constant, narrowed to the bits that decide them;
 //! - [`latency`]: per-node latency and latency-matching FIFO insertion;
 //! - [`pipeline`], [`late_rows`]: pipeline registers for a clock;
 //! - [`sim`]: a clock-by-clock simulator, compared with the interpreter by [`verify`];
@@ -15,6 +16,7 @@
 
 pub mod area;
 pub mod check;
+pub mod compare;
 pub mod delay;
 pub mod design;
 pub mod dot;

@@ -18,6 +18,11 @@ use crate::st::stream::{flatten, steady_lanes, Lane, Steady};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+mod lut;
+mod stages;
+
+use lut::Cone;
+
 /// One step of a timing path.
 struct Trail {
     op: String,
@@ -31,10 +36,12 @@ struct Signal {
     ns: f64,
     known: Known,
     trail: Option<Rc<Trail>>,
+    /// Set when each bit of the signal is one LUT over few inputs ([`Cone`]).
+    cone: Option<Cone>,
 }
 
 /// A body rebuilt for given parameter arrivals: its id and its result's timing.
-type BodyKey = (BodyId, Vec<u64>, Vec<Known>, bool);
+type BodyKey = (BodyId, Vec<u64>, Vec<Known>, Vec<Option<(u64, u8)>>, bool);
 
 /// One pass over a design: its rebuilt copy, the registers added and the worst arrival.
 pub(super) struct Walk<'d> {
@@ -45,6 +52,17 @@ pub(super) struct Walk<'d> {
     /// The rebuilt design.
     pub(super) out: Design,
     bodies: HashMap<BodyKey, (BodyId, Signal)>,
+    /// The fields of every tuple built (by its node in `out`), so that registering a tuple
+    /// registers its fields one by one.
+    fields: HashMap<NodeId, Vec<Signal>>,
+    /// The register of every signal registered so far (by its node in `out`): every use
+    /// of a signal shares one register, as the hardware would.
+    registered: HashMap<NodeId, Signal>,
+    /// The latency of the nodes of `out` asked for so far, in clocks from their scope's
+    /// start, as latency matching computes it ([`own_latency`]).
+    stages: HashMap<NodeId, u64>,
+    /// The latency of the bodies of `out` asked for so far.
+    body_stages: HashMap<BodyId, u64>,
     /// Pipeline registers added (registers and `reduce_s` chain stages, per use).
     pub(super) registers: u64,
     worst: (f64, Option<Rc<Trail>>),
@@ -62,6 +80,10 @@ impl<'d> Walk<'d> {
             budget,
             out: Design::new(src.name.clone()),
             bodies: HashMap::new(),
+            fields: HashMap::new(),
+            registered: HashMap::new(),
+            stages: HashMap::new(),
+            body_stages: HashMap::new(),
             registers: 0,
             worst: (0.0, None),
             every: false,
@@ -79,6 +101,7 @@ impl<'d> Walk<'d> {
                     node: n,
                     ns: 0.0,
                     known: Known::Unknown,
+                    cone: None,
                     trail: Some(Rc::new(Trail {
                         op: format!("input {}", i.name),
                         prev: None,
@@ -133,6 +156,8 @@ impl<'d> Walk<'d> {
                 continue;
             }
             let s = self.node(id, env, params, may_register)?;
+            // in scope order, so that every latency asked later is one step from known ones
+            self.stage(s.node)?;
             self.note(&s);
             env.insert(id, s);
         }
@@ -144,19 +169,6 @@ impl<'d> Walk<'d> {
             op,
             prev: prev.clone(),
         }))
-    }
-
-    /// `s` through a register.
-    fn register(&mut self, s: &Signal) -> Result<Signal, String> {
-        let layout = self.out.layout(s.node).clone();
-        let node = self.out.add(StOp::Fifo { layout, delay: 1 }, &[s.node])?;
-        self.registers += 1;
-        Ok(Signal {
-            node,
-            ns: 0.0,
-            known: s.known.clone(),
-            trail: self.step("pipeline register".into(), &None),
-        })
     }
 
     /// The inputs of an operator of delay `d`, registered where the clock needs it.
@@ -203,6 +215,7 @@ impl<'d> Walk<'d> {
         let node = self.src.node(id).clone();
         let layout = self.src.layout(id).clone();
         let args: Vec<Signal> = node.args.iter().map(|a| env[a].clone()).collect();
+        let args = self.aligned(args)?;
         let name = node.op.to_string();
         let t = self.t;
         let combine = |w: &mut Walk, args: Vec<Signal>, d: f64, known: Known| {
@@ -218,6 +231,7 @@ impl<'d> Walk<'d> {
                 node: n,
                 ns,
                 known,
+                cone: None,
                 trail: if d > 0.0 {
                     w.step(name.clone(), &from)
                 } else {
@@ -249,18 +263,24 @@ impl<'d> Walk<'d> {
             StOp::Atom(a) => {
                 let input = self.src.layout(node.args[0]);
                 let (d, k) = atom_delay(t, *a, input, &args[0].known);
-                combine(self, args, d, k)
+                // registered after every operator (the baseline), logic is not packed
+                match self.bitwise_operands(*a, &args[0]) {
+                    Some(ops) if d > 0.0 && !self.every => {
+                        self.lut(&node.op, args, &ops, k, name, may_register)
+                    }
+                    _ => combine(self, args, d, k),
+                }
             }
             StOp::ATuple => {
                 let k = Known::Pair(
                     Box::new(args[0].known.clone()),
                     Box::new(args[1].known.clone()),
                 );
-                combine(self, args, 0.0, k)
+                self.tuple(args, |w, args| combine(w, args, 0.0, k))
             }
             StOp::STuple | StOp::STupleAppend => {
                 let k = args[0].known.meet(&args[1].known);
-                combine(self, args, 0.0, k)
+                self.tuple(args, |w, args| combine(w, args, 0.0, k))
             }
             StOp::MapS { body, .. }
             | StOp::MapT { body, .. }
@@ -298,6 +318,7 @@ impl<'d> Walk<'d> {
                     node: n,
                     ns: args[0].ns + d,
                     known: Known::Unknown,
+                    cone: None,
                     trail: self.step(name, &from),
                 })
             }
@@ -378,6 +399,7 @@ impl<'d> Walk<'d> {
             node: x.node,
             ns: 0.0,
             known: Known::Pair(Box::new(Known::Unknown), Box::new(x.known.clone())),
+            cone: None,
             trail: x.trail.clone(),
         }
     }
@@ -433,6 +455,7 @@ impl<'d> Walk<'d> {
             node,
             ns: cur,
             known: Known::Unknown,
+            cone: None,
             trail: self.step(format!("reduce_s {n} chain"), &from),
         })
     }
@@ -450,6 +473,9 @@ impl<'d> Walk<'d> {
                 .map(|a| (a.ns * 1000.0).round() as u64)
                 .collect(),
             args.iter().map(|a| a.known.clone()).collect(),
+            args.iter()
+                .map(|a| a.cone.map(|c| ((c.at * 1000.0).round() as u64, c.inputs)))
+                .collect(),
             may_register,
         );
         if let Some((nb, s)) = self.bodies.get(&key) {
