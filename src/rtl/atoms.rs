@@ -120,29 +120,20 @@ pub fn atom_expr(
         }
         AtomOp::Lt => {
             binary()?;
-            // the variable operand's width (both are one type)
-            let vw = if konst.0.is_some() { rw } else { lw };
-            let narrow = if lsigned {
-                None
-            } else {
-                NarrowLt::of(vw, konst)
-            };
-            // the variable operand's bits from `lo` up
+            let narrow = NarrowLt::of_lt(input, konst);
+            // the variable operand's bits from `lo` up (both operands are one type)
             let var_above = |lo: u32| {
-                if konst.0.is_some() {
-                    x.bits(lo, rw - lo)
-                } else {
-                    x.bits(rw + lo, lw - lo)
-                }
+                let at = if konst.0.is_some() { 0 } else { rw };
+                x.bits(at + lo, lw - lo)
             };
             match narrow {
                 None if lsigned => Expr::slt(&left(), &right()),
                 None => Expr::lt(&left(), &right()),
                 Some(NarrowLt::Always(b)) => Expr::lit(u64::from(b), 1),
-                Some(NarrowLt::AnyAbove { lo }) => Expr::ne(&var_above(lo), &Expr::zero(vw - lo)),
-                Some(NarrowLt::NoneAbove { lo }) => Expr::eq(&var_above(lo), &Expr::zero(vw - lo)),
+                Some(NarrowLt::AnyAbove { lo }) => Expr::ne(&var_above(lo), &Expr::zero(lw - lo)),
+                Some(NarrowLt::NoneAbove { lo }) => Expr::eq(&var_above(lo), &Expr::zero(lw - lo)),
                 Some(NarrowLt::Shifted { lo, m, const_left }) => {
-                    let m = Expr::lit(m, vw - lo);
+                    let m = Expr::lit(m, lw - lo);
                     if const_left {
                         Expr::lt(&m, &var_above(lo))
                     } else {

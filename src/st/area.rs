@@ -469,8 +469,7 @@ fn atom_area(d: &Design, op: AtomOp, arg: NodeId) -> Area {
         AtomOp::Add | AtomOp::Sub => logic(b),
         AtomOp::Lt => {
             let konst = (const_operand(d, arg, 0), const_operand(d, arg, 1));
-            let narrow = (!signed).then(|| NarrowLt::of(b as u32, konst)).flatten();
-            match narrow {
+            match NarrowLt::of_lt(input, konst) {
                 None => logic(b),
                 Some(NarrowLt::Always(_)) => Area::default(),
                 // a tree of 4-input LUTs over the bits read

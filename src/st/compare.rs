@@ -7,6 +7,8 @@
 //! area and delay models charge what it writes: a reduction of a few bits is one LUT,
 //! not a carry chain the width of the operand.
 
+use super::layout::Layout;
+
 /// What an unsigned `lt` of `w`-bit atoms with one constant operand reads of its variable
 /// operand `x`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +25,18 @@ pub enum NarrowLt {
 }
 
 impl NarrowLt {
+    /// The narrowed form of `lt` on the atom tuple `input` (both operands one type) with
+    /// the constant operands `konst`; `None` for a signed comparison, which is not narrowed.
+    pub fn of_lt(input: &Layout, konst: (Option<u64>, Option<u64>)) -> Option<NarrowLt> {
+        let Layout::ATuple(a, _) = input else {
+            return None;
+        };
+        match **a {
+            Layout::Scalar(t) if !t.is_signed() => NarrowLt::of(t.width(), konst),
+            _ => None,
+        }
+    }
+
     /// The narrowed form of an unsigned `w`-bit `lt` whose left (`konst.0`) or right
     /// (`konst.1`) operand is a constant; `None` when exactly one operand is not a
     /// constant and nothing can be dropped, or when both or neither are constants.

@@ -362,20 +362,14 @@ pub fn atom_delay(t: &Target, op: AtomOp, input: &Layout, known: &Known) -> (f64
             }
         }
         AtomOp::Add | AtomOp::Sub => t.carry_ns(lw),
-        AtomOp::Lt => {
-            let signed = matches!(input, Layout::ATuple(a, _) if matches!(**a, Layout::Scalar(s) if s.is_signed()));
-            let narrow = (!signed)
-                .then(|| NarrowLt::of(lw as u32, (kl.value(), kr.value())))
-                .flatten();
-            match narrow {
-                None => t.carry_ns(lw),
-                Some(NarrowLt::Always(_)) => 0.0,
-                Some(NarrowLt::AnyAbove { lo } | NarrowLt::NoneAbove { lo }) => {
-                    t.luts_ns(levels_for(lw - u64::from(lo)))
-                }
-                Some(NarrowLt::Shifted { lo, .. }) => t.carry_ns(lw - u64::from(lo)),
+        AtomOp::Lt => match NarrowLt::of_lt(input, (kl.value(), kr.value())) {
+            None => t.carry_ns(lw),
+            Some(NarrowLt::Always(_)) => 0.0,
+            Some(NarrowLt::AnyAbove { lo } | NarrowLt::NoneAbove { lo }) => {
+                t.luts_ns(levels_for(lw - u64::from(lo)))
             }
-        }
+            Some(NarrowLt::Shifted { lo, .. }) => t.carry_ns(lw - u64::from(lo)),
+        },
         AtomOp::Eq => t.luts_ns(levels_for(2 * lw.max(rw)) + 1),
         AtomOp::Lsl | AtomOp::Lsr => match kr.digits() {
             Some(_) => 0.0,

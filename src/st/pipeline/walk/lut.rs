@@ -97,10 +97,10 @@ impl Walk<'_> {
                 _ => o.ns,
             })
             .fold(0.0, f64::max);
-        let late = args[0].ns;
+        let (late, unregistered) = (args[0].ns, args[0].node);
         let d = (at + lut_ns - late).clamp(0.0, lut_ns);
-        let fitted = self.fit(op, args.clone(), d, may_register)?;
-        let (ns, cone) = if fitted[0].node == args[0].node {
+        let fitted = self.fit(op, args, d, may_register)?;
+        let (ns, cone) = if fitted[0].node == unregistered {
             (
                 at + lut_ns,
                 Cone {

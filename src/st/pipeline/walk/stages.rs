@@ -11,9 +11,9 @@ use crate::st::op::StOp;
 impl Walk<'_> {
     /// `s` through a register. A signal used by several operators is registered once, and a
     /// tuple is registered field by field: two tuples of the same late signals (the operands
-    /// of `sub a b` and `sub b a`) share their registers. A field that arrives at a register
-    /// already is left to the join's latency matching (`insert_fifos`), which delays it the
-    /// same clock and shares that delay with the field's other uses.
+    /// of `sub a b` and `sub b a`) share their registers. A field realigned to the tuple's
+    /// clock gets its FIFO and one register after it; a field already on that clock and
+    /// at a register is left as it is (latency matching delays it with the others).
     pub(super) fn register(&mut self, s: &Signal) -> Result<Signal, String> {
         if let Some(r) = self.registered.get(&s.node) {
             return Ok(r.clone());
@@ -28,13 +28,8 @@ impl Walk<'_> {
                         self.register(f)?
                     } else if from < at && !starts_later(&self.out, f.node) {
                         // realigned: its FIFO, then the register, both register chains
-                        let layout = self.out.layout(f.node).clone();
-                        let gap = StOp::Fifo {
-                            layout: layout.clone(),
-                            delay: at - from,
-                        };
-                        let node = self.out.add(gap, &[f.node])?;
-                        let node = self.out.add(StOp::Fifo { layout, delay: 1 }, &[node])?;
+                        let node = self.fifo(f.node, at - from)?;
+                        let node = self.fifo(node, 1)?;
                         self.registers += 1;
                         Signal {
                             node,
@@ -53,9 +48,8 @@ impl Walk<'_> {
                 node
             }
             None => {
-                let layout = self.out.layout(s.node).clone();
                 self.registers += 1;
-                self.out.add(StOp::Fifo { layout, delay: 1 }, &[s.node])?
+                self.fifo(s.node, 1)?
             }
         };
         let r = Signal {
@@ -138,13 +132,18 @@ impl Walk<'_> {
             let gap = last - st;
             a.ns = 0.0;
             if gap > REGISTER_CHAIN_MAX {
-                let layout = self.out.layout(a.node).clone();
-                a.node = self.out.add(StOp::Fifo { layout, delay: gap }, &[a.node])?;
+                a.node = self.fifo(a.node, gap)?;
                 a.ns = self.t.ram_ns;
             }
             a.cone = None;
             a.trail = self.step("latency-matching FIFO".into(), &None);
         }
         Ok(args)
+    }
+
+    /// Node `n` of `out` delayed `delay` clocks.
+    fn fifo(&mut self, n: NodeId, delay: u64) -> Result<NodeId, String> {
+        let layout = self.out.layout(n).clone();
+        self.out.add(StOp::Fifo { layout, delay }, &[n])
     }
 }
