@@ -62,6 +62,16 @@ impl LayerForm {
         }
     }
 
+    /// Lanes of the layer's elements in parallel (a layout's lanes are the product of its
+    /// layers' and `stuple`s').
+    fn lanes(&self, n: u64) -> u64 {
+        match self {
+            LayerForm::Space => n,
+            LayerForm::TimeSpace { ni, .. } | LayerForm::Mixed { ni, .. } => *ni,
+            LayerForm::Time { .. } | LayerForm::Nested(_) => 1,
+        }
+    }
+
     /// Aetherling's `rewrite_nesting_depth`, used to try simpler layouts first.
     fn depth(&self) -> usize {
         match self {
@@ -117,62 +127,170 @@ pub fn tessera_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
 
 /// The first `cap` of Tessera's candidates, simplest first; each layout is ranked by the
 /// simplest per-layer forms that build it. Only the layouts returned are built: the
-/// per-layer form combinations are ranked by depth first, which keeps this cheap when a
-/// large slowdown has thousands of combinations but the caller wants a few dozen. Layouts
-/// with more than `max_lanes` lanes are skipped.
+/// candidates are ranked by (total depth, split of `s` over the layers, choice of form per
+/// layer), and [`Splits`] walks the splits of one depth lazily, pruned by the depths their
+/// remaining layers can reach, so the first `cap` layouts are found without listing the
+/// (at 1920x1080, hundreds of thousands of) splits or (possibly millions of) deeper
+/// combinations. Layouts with more than `max_lanes` lanes are skipped.
 pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize, max_lanes: u64) -> Vec<Layout> {
-    let layers = seq_layers(t);
-    // One shared list of forms per (layer length, clocks): a large slowdown has thousands
-    // of splits over the same few lists.
-    let mut memo: HashMap<(u64, u64), Rc<[LayerForm]>> = HashMap::new();
-    let mut forms = |n: u64, s_l: u64| {
-        memo.entry((n, s_l))
-            .or_insert_with(|| {
-                let mut forms = aetherling_layer_forms(n, s_l);
-                forms.extend(mixed_layer_forms(n, s_l));
-                forms.into()
-            })
-            .clone()
+    let mut splits = Splits::new(seq_layers(t), max_lanes);
+    let Some((lowest, highest)) = splits.range(0, s) else {
+        return Vec::new();
     };
-    let splits: Vec<Vec<Rc<[LayerForm]>>> = distributions(s, layers.len())
-        .into_iter()
-        .map(|split| {
-            layers
-                .iter()
-                .zip(&split)
-                .map(|(n, s_l)| forms(*n, *s_l))
-                .collect()
-        })
-        .filter(|options: &Vec<Rc<[LayerForm]>>| options.iter().all(|o| !o.is_empty()))
-        .collect();
-    // The order is (total depth, split, choice indices with the last layer fastest). A
-    // depth-bounded walk visits the combinations of one depth in that order, so the first
-    // `cap` layouts are found without listing (possibly millions of) deeper combinations.
-    let bounds: Vec<(Vec<usize>, Vec<usize>)> = splits.iter().map(|o| suffix_depths(o)).collect();
-    let lowest = bounds.iter().map(|(lo, _)| lo[0]).min().unwrap_or(0);
-    let highest = bounds.iter().map(|(_, hi)| hi[0]).max().unwrap_or(0);
     let mut seen: HashSet<Layout> = HashSet::new();
     let mut out = Vec::new();
-    let mut combo: Vec<&LayerForm> = Vec::with_capacity(layers.len());
+    let mut visit = |combo: &[&LayerForm]| {
+        let layout = build_layout(t, combo);
+        debug_assert_eq!(layout.clocks(), s);
+        if layout.lanes() <= max_lanes && seen.insert(layout.clone()) {
+            out.push(layout);
+        }
+        out.len() < cap
+    };
     for depth in lowest..=highest {
-        for (options, (lo, hi)) in splits.iter().zip(&bounds) {
-            if depth < lo[0] || depth > hi[0] {
-                continue;
-            }
-            let mut visit = |combo: &[&LayerForm]| {
-                let layout = build_layout(t, combo);
-                debug_assert_eq!(layout.clocks(), s);
-                if layout.lanes() <= max_lanes && seen.insert(layout.clone()) {
-                    out.push(layout);
-                }
-                out.len() < cap
-            };
-            if !walk(options, lo, hi, depth, &mut combo, &mut visit) {
-                return out;
-            }
+        if !splits.walk(depth, s, &mut visit) {
+            break;
         }
     }
     out
+}
+
+/// The splits of a slowdown over `seq` layers, in [`distributions`] order, with each
+/// layer's forms (Aetherling's and the mixed ones) for its share of the clocks.
+struct Splits {
+    layers: Vec<u64>,
+    /// The most lanes a layout may have.
+    max_lanes: u64,
+    /// One shared list of forms per (layer length, clocks): the splits of a large slowdown
+    /// share a few lists.
+    forms: HashMap<(u64, u64), Rc<[LayerForm]>>,
+    /// By (layer `l`, clocks left for layers `l..`): the shares of layer `l` that some
+    /// split of the rest completes, with the least and greatest total depth of the layers
+    /// from `l` on. Shared by every walk, so each is worked out once.
+    shares: HashMap<(usize, u64), Rc<[Share]>>,
+}
+
+/// One layer's share of the clocks in a split: its forms and the depth range they and the
+/// layers after them can reach.
+struct Share {
+    clocks: u64,
+    forms: Rc<[LayerForm]>,
+    /// The least and greatest depth of this layer's forms.
+    own: (usize, usize),
+    /// The fewest lanes of this layer's forms.
+    lanes: u64,
+    /// The least and greatest total depth of this layer and the ones after it.
+    total: (usize, usize),
+}
+
+impl Splits {
+    fn new(layers: Vec<u64>, max_lanes: u64) -> Splits {
+        Splits {
+            layers,
+            max_lanes,
+            forms: HashMap::new(),
+            shares: HashMap::new(),
+        }
+    }
+
+    /// The least and greatest total depth of layers `l..` over the splits of `clocks`
+    /// among them whose layers all have a form; `None` if there is none.
+    fn range(&mut self, l: usize, clocks: u64) -> Option<(usize, usize)> {
+        if l == self.layers.len() {
+            return (clocks == 1).then_some((0, 0));
+        }
+        let shares = self.shares(l, clocks);
+        let lo = shares.iter().map(|x| x.total.0).min()?;
+        let hi = shares.iter().map(|x| x.total.1).max()?;
+        Some((lo, hi))
+    }
+
+    fn shares(&mut self, l: usize, clocks: u64) -> Rc<[Share]> {
+        if let Some(s) = self.shares.get(&(l, clocks)) {
+            return s.clone();
+        }
+        let n = self.layers[l];
+        let mut out = Vec::new();
+        for d in divisors(clocks) {
+            let forms = self
+                .forms
+                .entry((n, d))
+                .or_insert_with(|| {
+                    let mut forms = aetherling_layer_forms(n, d);
+                    forms.extend(mixed_layer_forms(n, d));
+                    forms.into()
+                })
+                .clone();
+            let depths = forms.iter().map(LayerForm::depth);
+            let (Some(lo), Some(hi)) = (depths.clone().min(), depths.max()) else {
+                continue;
+            };
+            let lanes = forms.iter().map(|f| f.lanes(n)).min().unwrap_or(1);
+            if let Some((rlo, rhi)) = self.range(l + 1, clocks / d) {
+                out.push(Share {
+                    clocks: d,
+                    forms,
+                    own: (lo, hi),
+                    lanes,
+                    total: (lo + rlo, hi + rhi),
+                });
+            }
+        }
+        let out: Rc<[Share]> = out.into();
+        self.shares.insert((l, clocks), out.clone());
+        out
+    }
+
+    /// Visits, in order, every combination of total depth `depth` of every split of `s`;
+    /// stops (returning false) when `visit` does.
+    fn walk(
+        &mut self,
+        depth: usize,
+        s: u64,
+        visit: &mut impl FnMut(&[&LayerForm]) -> bool,
+    ) -> bool {
+        let mut split = Vec::with_capacity(self.layers.len());
+        self.walk_splits(depth, s, (0, 0), self.max_lanes, &mut split, visit)
+    }
+
+    /// The splits extending `split` (the forms of its layers, whose depths add up to
+    /// between `reached.0` and `reached.1`, leaving at most `lanes` lanes to the layers
+    /// after them) over `clocks` more.
+    fn walk_splits(
+        &mut self,
+        depth: usize,
+        clocks: u64,
+        reached: (usize, usize),
+        lanes: u64,
+        split: &mut Vec<Rc<[LayerForm]>>,
+        visit: &mut impl FnMut(&[&LayerForm]) -> bool,
+    ) -> bool {
+        let l = split.len();
+        if l == self.layers.len() {
+            let (lo, hi) = suffix_depths(split);
+            let mut combo = Vec::with_capacity(l);
+            let (layers, max_lanes) = (&self.layers, self.max_lanes);
+            return walk(layers, split, &lo, &hi, depth, max_lanes, &mut combo, visit);
+        }
+        let shares = self.shares(l, clocks);
+        for share in shares.iter() {
+            let (lo, hi) = share.total;
+            if depth < reached.0 + lo || depth > reached.1 + hi || share.lanes > lanes {
+                continue;
+            }
+            split.push(share.forms.clone());
+            let (a, b) = share.own;
+            let next = (reached.0 + a, reached.1 + b);
+            let rest = clocks / share.clocks;
+            let left = lanes / share.lanes;
+            let go_on = self.walk_splits(depth, rest, next, left, split, visit);
+            split.pop();
+            if !go_on {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// The least and greatest total depth of layers `l..` for every `l` (one extra 0 at the end).
@@ -187,13 +305,17 @@ fn suffix_depths(options: &[Rc<[LayerForm]>]) -> (Vec<usize>, Vec<usize>) {
     (lo, hi)
 }
 
-/// Visits, in order, every choice of one form per remaining layer whose depths add up to
-/// `left`; stops (returning false) when `visit` does.
+/// Visits, in order, every choice of one form per remaining layer (of the lengths
+/// `layers`) whose depths add up to `left` and whose lanes multiply to at most `lanes`;
+/// stops (returning false) when `visit` does.
+#[allow(clippy::too_many_arguments)]
 fn walk<'f>(
+    layers: &[u64],
     options: &'f [Rc<[LayerForm]>],
     lo: &[usize],
     hi: &[usize],
     left: usize,
+    lanes: u64,
     combo: &mut Vec<&'f LayerForm>,
     visit: &mut impl FnMut(&[&'f LayerForm]) -> bool,
 ) -> bool {
@@ -203,11 +325,12 @@ fn walk<'f>(
     }
     for form in options[l].iter() {
         let d = form.depth();
-        if d > left || left - d < lo[l + 1] || left - d > hi[l + 1] {
+        let f = form.lanes(layers[l]);
+        if d > left || left - d < lo[l + 1] || left - d > hi[l + 1] || f > lanes {
             continue;
         }
         combo.push(form);
-        let go_on = walk(options, lo, hi, left - d, combo, visit);
+        let go_on = walk(layers, options, lo, hi, left - d, lanes / f, combo, visit);
         combo.pop();
         if !go_on {
             return false;
@@ -656,6 +779,70 @@ mod tests {
                     walked(n, s_l),
                     "n {n}, s_l {s_l}"
                 );
+            }
+        }
+    }
+
+    /// The ranking [`tessera_layouts_first`] walks lazily, listed in full: every split of
+    /// `s` (in [`distributions`] order) whose layers all have forms, every combination of
+    /// its forms, ordered by (total depth, split, forms), each layout at its first place.
+    fn ranked_in_full(t: &SeqType, s: u64, cap: usize, max_lanes: u64) -> Vec<Layout> {
+        let layers = seq_layers(t);
+        let mut ranked: Vec<(usize, usize, Vec<LayerForm>)> = Vec::new();
+        for (k, split) in distributions(s, layers.len()).into_iter().enumerate() {
+            let options: Vec<Vec<LayerForm>> = layers
+                .iter()
+                .zip(&split)
+                .map(|(n, s_l)| {
+                    let mut f = aetherling_layer_forms(*n, *s_l);
+                    f.extend(mixed_layer_forms(*n, *s_l));
+                    f
+                })
+                .collect();
+            for combo in cross(&options) {
+                let depth = combo.iter().map(LayerForm::depth).sum();
+                ranked.push((depth, k, combo));
+            }
+        }
+        ranked.sort_by_key(|(d, k, _)| (*d, *k)); // stable: forms in cross order
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for (_, _, combo) in ranked {
+            let l = build_layout(t, &combo);
+            if l.lanes() <= max_lanes && seen.insert(l.clone()) {
+                out.push(l);
+            }
+        }
+        out.truncate(cap);
+        out
+    }
+
+    #[test]
+    fn the_lazy_walk_finds_the_first_candidates_of_the_full_ranking() {
+        let u = || SeqType::from(ScalarType::UInt8);
+        let types = [
+            seq_int(12),
+            SeqType::seq(4, SeqType::seq(6, u())),
+            SeqType::seq(2, SeqType::stuple(3, SeqType::seq(4, u()))),
+            SeqType::seq(3, SeqType::seq(2, SeqType::seq(4, u()))),
+            SeqType::seq(8, SeqType::seq(1, SeqType::seq(3, SeqType::seq(3, u())))),
+            u(),
+        ];
+        for t in &types {
+            for s in [1, 2, 3, 4, 5, 6, 8, 9, 12, 16, 24, 36, 48, 60, 96, 144] {
+                for (cap, max_lanes) in [
+                    (usize::MAX, u64::MAX),
+                    (12, u64::MAX),
+                    (usize::MAX, 6),
+                    (5, 4),
+                    (3, 1),
+                ] {
+                    assert_eq!(
+                        texts(&tessera_layouts_first(t, s, cap, max_lanes)),
+                        texts(&ranked_in_full(t, s, cap, max_lanes)),
+                        "{t} at {s}, cap {cap}, {max_lanes} lanes"
+                    );
+                }
             }
         }
     }

@@ -11,6 +11,7 @@ use super::check;
 use super::layout::Layout;
 use super::op::StOp;
 use crate::util::fxhash::FxBuild;
+use indexmap::IndexSet;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -77,9 +78,10 @@ pub struct InputDecl {
 pub struct Design {
     /// The design's name.
     pub name: String,
-    nodes: Vec<Node>,
+    /// The nodes in arena order, hash-consed: a node is stored and hashed once (a constant
+    /// may hold a frame-sized value).
+    nodes: IndexSet<Node, FxBuild>,
     layouts: Vec<Layout>,
-    index: HashMap<Node, NodeId, FxBuild>,
     bodies: Vec<Body>,
     body_index: HashMap<Body, BodyId, FxBuild>,
     /// The inputs, in declaration order.
@@ -92,7 +94,7 @@ impl PartialEq for Design {
     /// different orders are compared with [`Design::canonical`] first.
     fn eq(&self, other: &Design) -> bool {
         self.name == other.name
-            && self.nodes == other.nodes
+            && self.nodes.iter().eq(&other.nodes)
             && self.layouts == other.layouts
             && self.bodies == other.bodies
             && self.inputs == other.inputs
@@ -105,9 +107,8 @@ impl Design {
     pub fn new(name: impl Into<String>) -> Design {
         Design {
             name: name.into(),
-            nodes: Vec::new(),
+            nodes: IndexSet::default(),
             layouts: Vec::new(),
-            index: HashMap::default(),
             bodies: Vec::new(),
             body_index: HashMap::default(),
             inputs: Vec::new(),
@@ -236,15 +237,11 @@ impl Design {
     }
 
     fn push(&mut self, op: StOp, args: Vec<NodeId>, layout: Layout) -> NodeId {
-        let node = Node { op, args };
-        if let Some(&id) = self.index.get(&node) {
-            return id;
+        let (i, new) = self.nodes.insert_full(Node { op, args });
+        if new {
+            self.layouts.push(layout);
         }
-        let id = NodeId(u32::try_from(self.nodes.len()).expect("more than 2^32 nodes"));
-        self.nodes.push(node.clone());
-        self.layouts.push(layout);
-        self.index.insert(node, id);
-        id
+        NodeId(u32::try_from(i).expect("more than 2^32 nodes"))
     }
 
     /// The output node.

@@ -16,7 +16,9 @@ use crate::st::area::Weights;
 use crate::st::design::BodyId;
 use crate::st::{Design, Layout, NodeId as StId, StOp};
 use crate::util::fxhash::FxBuild;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Hash maps keyed by class and node indices, hashed with Fx (SipHash showed in profiles).
 type HashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
@@ -61,6 +63,30 @@ pub struct Chosen {
     pub scan: Scan,
     sets: Sets,
     nodes: Vec<usize>,
+    /// [`Chosen::fixing`]'s choices, by the normal forms they fix the inputs to.
+    fixed: RefCell<HashMap<Vec<Option<Layout>>, Rc<Choice>>>,
+}
+
+impl Chosen {
+    /// The choice over `g` (the graph this was chosen on) with each program input `k`
+    /// declared only in a layout of `fixed[k]`'s normal form, where given. Every root of
+    /// the graph that fixes its inputs alike gets the same choice, so it is extracted once
+    /// per graph and constraint, not once per root.
+    pub fn fixing(&self, g: &StreamGraph, fixed: &[Option<Layout>]) -> Rc<Choice> {
+        let norms: Vec<Option<Layout>> = fixed
+            .iter()
+            .map(|f| f.as_ref().map(Layout::normalize))
+            .collect();
+        if let Some(c) = self.fixed.borrow().get(&norms) {
+            return c.clone();
+        }
+        let c = Rc::new(choose_on(g, &self.scan, &|k, norm| match norms.get(k) {
+            Some(Some(f)) => f == norm,
+            _ => true,
+        }));
+        self.fixed.borrow_mut().insert(norms, c.clone());
+        c
+    }
 }
 
 /// [`choose`] with every input allowed, keeping what [`choose_more`] needs.
@@ -77,6 +103,7 @@ pub fn choose_scan(g: &StreamGraph, scan: Scan) -> Chosen {
         scan,
         sets,
         nodes,
+        fixed: Default::default(),
     }
 }
 
@@ -91,6 +118,7 @@ pub fn choose_more(g: &StreamGraph, w: &Weights, before: Chosen) -> Chosen {
         scan,
         sets,
         nodes,
+        fixed: Default::default(),
     }
 }
 

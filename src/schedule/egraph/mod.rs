@@ -37,6 +37,7 @@ use crate::util::par::par_map;
 use extract::{improve, used_inputs, Builder, Choice};
 use graph::{Bounds, StreamGraph};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Scheduler options.
 #[derive(Clone, Debug)]
@@ -843,12 +844,6 @@ fn schedule_root(
     let w = &o.weights;
     let free = &chosen.best;
     let mut fixed: Vec<Option<Layout>> = vec![None; p.inputs.len()];
-    let run = |fixed: &[Option<Layout>]| -> Choice {
-        extract::choose_on(g, &chosen.scan, &|k, norm| match fixed.get(k) {
-            Some(Some(f)) => f.normalize() == *norm,
-            _ => true,
-        })
-    };
     let mut choice = free.clone();
     if !choice[root].0.is_finite() {
         return Err("no finite-cost lowering".into());
@@ -860,18 +855,18 @@ fn schedule_root(
             fixed[k] = options.into_iter().next();
             continue;
         }
-        let mut best: Option<(f64, Layout, Choice)> = None;
+        let mut best: Option<(f64, Layout, Rc<Choice>)> = None;
         for opt in options {
             let mut f = fixed.clone();
             f[k] = Some(opt.clone());
-            let c = run(&f);
+            let c = chosen.fixing(g, &f);
             if best.as_ref().is_none_or(|(b, _, _)| c[root].0 < *b - 1e-9) {
                 best = Some((c[root].0, opt, c));
             }
         }
         if let Some((_, opt, c)) = best {
             fixed[k] = Some(opt);
-            choice = c;
+            choice = (*c).clone();
         }
     }
     let input_ok = |k: usize, norm: &Layout| match fixed.get(k) {
