@@ -125,6 +125,14 @@ pub fn tessera_layouts(t: &SeqType, s: u64) -> Vec<Layout> {
     tessera_layouts_first(t, s, usize::MAX, u64::MAX)
 }
 
+/// Tessera's forms for a layer of length `n` over `s_l` clocks: Aetherling's, then the
+/// mixed ones.
+fn tessera_layer_forms(n: u64, s_l: u64) -> Vec<LayerForm> {
+    let mut forms = aetherling_layer_forms(n, s_l);
+    forms.extend(mixed_layer_forms(n, s_l));
+    forms
+}
+
 /// The first `cap` of Tessera's candidates, simplest first; each layout is ranked by the
 /// simplest per-layer forms that build it. Only the layouts returned are built: the
 /// candidates are ranked by (total depth, split of `s` over the layers, choice of form per
@@ -148,7 +156,7 @@ pub fn tessera_layouts_first(t: &SeqType, s: u64, cap: usize, max_lanes: u64) ->
         out.len() < cap
     };
     for depth in lowest..=highest {
-        if !splits.walk(depth, s, &mut visit) {
+        if !splits.walk_depth(depth, s, &mut visit) {
             break;
         }
     }
@@ -215,11 +223,7 @@ impl Splits {
             let forms = self
                 .forms
                 .entry((n, d))
-                .or_insert_with(|| {
-                    let mut forms = aetherling_layer_forms(n, d);
-                    forms.extend(mixed_layer_forms(n, d));
-                    forms.into()
-                })
+                .or_insert_with(|| tessera_layer_forms(n, d).into())
                 .clone();
             let depths = forms.iter().map(LayerForm::depth);
             let (Some(lo), Some(hi)) = (depths.clone().min(), depths.max()) else {
@@ -243,7 +247,7 @@ impl Splits {
 
     /// Visits, in order, every combination of total depth `depth` of every split of `s`;
     /// stops (returning false) when `visit` does.
-    fn walk(
+    fn walk_depth(
         &mut self,
         depth: usize,
         s: u64,
@@ -793,11 +797,7 @@ mod tests {
             let options: Vec<Vec<LayerForm>> = layers
                 .iter()
                 .zip(&split)
-                .map(|(n, s_l)| {
-                    let mut f = aetherling_layer_forms(*n, *s_l);
-                    f.extend(mixed_layer_forms(*n, *s_l));
-                    f
-                })
+                .map(|(n, s_l)| tessera_layer_forms(*n, *s_l))
                 .collect();
             for combo in cross(&options) {
                 let depth = combo.iter().map(LayerForm::depth).sum();

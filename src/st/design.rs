@@ -82,8 +82,8 @@ pub struct Design {
     /// may hold a frame-sized value).
     nodes: IndexSet<Node, FxBuild>,
     layouts: Vec<Layout>,
-    bodies: Vec<Body>,
-    body_index: HashMap<Body, BodyId, FxBuild>,
+    /// The bodies, hash-consed like the nodes.
+    bodies: IndexSet<Body, FxBuild>,
     /// The inputs, in declaration order.
     pub inputs: Vec<InputDecl>,
     output: Option<NodeId>,
@@ -96,7 +96,7 @@ impl PartialEq for Design {
         self.name == other.name
             && self.nodes.iter().eq(&other.nodes)
             && self.layouts == other.layouts
-            && self.bodies == other.bodies
+            && self.bodies.iter().eq(&other.bodies)
             && self.inputs == other.inputs
             && self.output == other.output
     }
@@ -109,8 +109,7 @@ impl Design {
             name: name.into(),
             nodes: IndexSet::default(),
             layouts: Vec::new(),
-            bodies: Vec::new(),
-            body_index: HashMap::default(),
+            bodies: IndexSet::default(),
             inputs: Vec::new(),
             output: None,
         }
@@ -194,14 +193,8 @@ impl Design {
                 _ => {}
             }
         }
-        let body = Body { params, root };
-        if let Some(&id) = self.body_index.get(&body) {
-            return Ok(id);
-        }
-        let id = BodyId(u32::try_from(self.bodies.len()).map_err(|_| "too many bodies")?);
-        self.bodies.push(body.clone());
-        self.body_index.insert(body, id);
-        Ok(id)
+        let (i, _) = self.bodies.insert_full(Body { params, root });
+        Ok(BodyId(u32::try_from(i).map_err(|_| "too many bodies")?))
     }
 
     /// Builds a body with `params` layouts: `build` receives the argument nodes and returns

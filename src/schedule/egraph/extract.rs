@@ -69,22 +69,18 @@ pub struct Chosen {
 
 impl Chosen {
     /// The choice over `g` (the graph this was chosen on) with each program input `k`
-    /// declared only in a layout of `fixed[k]`'s normal form, where given. Every root of
+    /// declared only in a layout of the normal form `norms[k]`, where given. Every root of
     /// the graph that fixes its inputs alike gets the same choice, so it is extracted once
     /// per graph and constraint, not once per root.
-    pub fn fixing(&self, g: &StreamGraph, fixed: &[Option<Layout>]) -> Rc<Choice> {
-        let norms: Vec<Option<Layout>> = fixed
-            .iter()
-            .map(|f| f.as_ref().map(Layout::normalize))
-            .collect();
-        if let Some(c) = self.fixed.borrow().get(&norms) {
+    pub fn fixing(&self, g: &StreamGraph, norms: &[Option<Layout>]) -> Rc<Choice> {
+        if let Some(c) = self.fixed.borrow().get(norms) {
             return c.clone();
         }
         let c = Rc::new(choose_on(g, &self.scan, &|k, norm| match norms.get(k) {
             Some(Some(f)) => f == norm,
             _ => true,
         }));
-        self.fixed.borrow_mut().insert(norms, c.clone());
+        self.fixed.borrow_mut().insert(norms.to_vec(), c.clone());
         c
     }
 }

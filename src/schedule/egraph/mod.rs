@@ -843,6 +843,7 @@ fn schedule_root(
 ) -> Result<RootDesign, String> {
     let w = &o.weights;
     let free = &chosen.best;
+    // per input, the normal form of the one layout it is declared in, once chosen
     let mut fixed: Vec<Option<Layout>> = vec![None; p.inputs.len()];
     let mut choice = free.clone();
     if !choice[root].0.is_finite() {
@@ -852,25 +853,26 @@ fn schedule_root(
         let used = used_inputs(g, &choice, root);
         let options = used.get(&k).cloned().unwrap_or_default();
         if options.len() <= 1 {
-            fixed[k] = options.into_iter().next();
+            fixed[k] = options.first().map(Layout::normalize);
             continue;
         }
         let mut best: Option<(f64, Layout, Rc<Choice>)> = None;
         for opt in options {
+            let norm = opt.normalize();
             let mut f = fixed.clone();
-            f[k] = Some(opt.clone());
+            f[k] = Some(norm.clone());
             let c = chosen.fixing(g, &f);
             if best.as_ref().is_none_or(|(b, _, _)| c[root].0 < *b - 1e-9) {
-                best = Some((c[root].0, opt, c));
+                best = Some((c[root].0, norm, c));
             }
         }
-        if let Some((_, opt, c)) = best {
-            fixed[k] = Some(opt);
+        if let Some((_, norm, c)) = best {
+            fixed[k] = Some(norm);
             choice = (*c).clone();
         }
     }
     let input_ok = |k: usize, norm: &Layout| match fixed.get(k) {
-        Some(Some(f)) => f.normalize() == *norm,
+        Some(Some(f)) => f == norm,
         _ => true,
     };
     let cost = if o.exact {
