@@ -150,7 +150,16 @@ pub fn atom_expr(
             binary()?;
             // (atuple bit (atuple t t)): x = {c, a, b}
             let tw = rw / 2;
-            Expr::mux(&x.bits(rw, 1), &x.bits(tw, tw), &x.bits(0, tw))
+            // As a mask, not `c ? a : b`: where a register follows and one branch is a
+            // constant, synthesis makes a `?:` the register's synchronous set/reset, whose
+            // net into the logic block is far slower than a LUT (docs/timing.md, "A
+            // selection with a constant"); the mask packs into LUTs as the delay model
+            // prices it.
+            let c = x.bits(rw, 1);
+            Expr::or(
+                &Expr::and(&Expr::repl(tw, &c), &x.bits(tw, tw)),
+                &Expr::and(&Expr::repl(tw, &Expr::not(&c)), &x.bits(0, tw)),
+            )
         }
         AtomOp::Fst => {
             binary()?;
