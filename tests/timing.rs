@@ -64,9 +64,9 @@ fn a_slower_clock_needs_no_more_area_and_a_design_that_meets_it_gets_no_register
                 );
                 last = a;
             }
-            // a clock the design already meets: unchanged
+            // a clock the design already meets with the clock's uncertainty left: unchanged
             let own = critical_path(&plain, &t).unwrap().mhz;
-            let same = pipeline(&plain, &t, own * 0.99).unwrap();
+            let same = pipeline(&plain, &t, own * (1.0 - t.uncertainty) * 0.99).unwrap();
             assert_eq!(same.registers, 0, "{file} s={s}");
             assert_eq!(same.design, plain, "{file} s={s}");
         }
@@ -193,10 +193,12 @@ fn a_weight_that_changes_with_the_clock_is_a_general_multiply() {
     assert!(same.ns < t.mul_ns(16, 4), "{same:?}");
 }
 
-/// The model's width terms agree with place-and-route: an adder and a general multiply
-/// between registers, at 8, 16 and 32 bits (the multiply at 8 and 16), and a multiply by a
-/// table of weights, are each predicted within 15% of the clock nextpnr-ice40 measures,
-/// and a wider operator is predicted and measured slower.
+/// The model's width terms agree with place-and-route: an adder, a subtractor, a
+/// comparison and a general multiply between registers, at 8, 16 and 32 bits (the multiply
+/// at 8 and 16), and a multiply by a table of weights, are each predicted within 15% of the
+/// clock nextpnr-ice40 measures, and a wider operator is predicted and measured slower. A
+/// subtractor measures 0.875 ns slower than an adder at every width, a comparison about
+/// 1.3 ns: with the adder's figure, sharpen's `sub` into its threshold test missed 225 MHz.
 #[test]
 fn operator_delays_by_width_follow_place_and_route() {
     if !require_tool(&["yosys", "nextpnr-ice40"], "Fmax by place-and-route") {
@@ -219,6 +221,8 @@ fn operator_delays_by_width_follow_place_and_route() {
     };
     for files in [
         &["add_u8", "add_u16", "add_u32"][..],
+        &["sub_u8", "sub_u16", "sub_u32"][..],
+        &["lt_u8", "lt_u16", "lt_u32"][..],
         &["mul_u8", "mul_u16"][..],
     ] {
         let clocks: Vec<(f64, f64)> = files
@@ -232,8 +236,8 @@ fn operator_delays_by_width_follow_place_and_route() {
     measured("tests/data/timing/weights_vary.seq", 4);
 }
 
-/// Under the default clock, which 32-bit adders cannot meet, the design is pipelined for
-/// the clock they allow (153.4 MHz on the model), also where realigning the joins after
+/// Under the default clock, which 32-bit subtractors cannot meet, the design is pipelined
+/// for the clock they allow (135.2 MHz on the model), also where realigning the joins after
 /// pipelining deepened a FIFO into a memory whose read then fed a `sub` (a path the first
 /// walk did not see, which capped the design at 112.1 MHz).
 #[test]
@@ -248,7 +252,10 @@ fn a_fifo_deepened_by_realignment_does_not_lower_the_clock() {
         .design;
     let t = Target::ice40_hx8k();
     let c = critical_path(&d, &t.without_control()).unwrap();
-    assert!(c.mhz >= t.mhz_of(t.carry_ns(32)) - 1e-6, "{c:?}");
+    assert!(
+        c.mhz >= t.mhz_of(t.carry_ns(32) + t.borrow_ns) - 1e-6,
+        "{c:?}"
+    );
     simulates_equal(&d, &p, 1);
 }
 
@@ -291,7 +298,7 @@ fn bitwise_logic_packs_into_one_lut_where_its_inputs_fit() {
     // after a carry chain, the LUT adds its level
     let after_sub = "(if (atuple p (atuple (sub (atuple a b)) b)))";
     assert!(
-        (ns(after_sub) - (t.carry_ns(8) + lut)).abs() < 1e-9,
+        (ns(after_sub) - (t.carry_ns(8) + t.borrow_ns + lut)).abs() < 1e-9,
         "{}",
         ns(after_sub)
     );
@@ -309,24 +316,25 @@ fn a_comparison_with_a_threshold_below_a_power_of_two_is_one_lut() {
     let below_32 = ns("(lt (atuple a (const uint8 32)))");
     assert!((below_32 - t.lut_ns).abs() < 1e-9, "{below_32}");
     let above_100 = ns("(lt (atuple (const uint8 100) a))");
-    assert!((above_100 - t.carry_ns(8)).abs() < 1e-9, "{above_100}");
+    assert!((above_100 - t.compare_ns(8)).abs() < 1e-9, "{above_100}");
     // 0b0101_0111 < a: a[7:3] > 0b01010, a 5-bit chain
     let above_87 = ns("(lt (atuple (const uint8 87) a))");
-    assert!((above_87 - t.carry_ns(5)).abs() < 1e-9, "{above_87}");
+    assert!((above_87 - t.compare_ns(5)).abs() < 1e-9, "{above_87}");
     let signed = ns("(lt (atuple (cast_int8 (const uint8 15)) (cast_int8 a)))");
-    assert!((signed - t.carry_ns(8)).abs() < 1e-9, "{signed}");
+    assert!((signed - t.compare_ns(8)).abs() < 1e-9, "{signed}");
 }
 
-/// sharpen's per-pixel step at s = 1, pipelined for the default clock: its `15 < b - a`
-/// tests share a stage with the subtractions and `pass ? b - a : 0` packs with the final
-/// `add`, so the design has one stage fewer than with a carry chain per comparison and a
-/// LUT level per operator (latency 6 before), every path of the model still meets the
-/// clock, and it computes the program.
+/// sharpen's per-pixel step at s = 1, pipelined for the default clock: a subtraction
+/// (2.895 ns) and its `15 < b - a` test (one LUT) overrun the stage 225 MHz leaves, so the
+/// subtractions are registered and the tests, `pass ? b - a : 0` and the final `add` follow
+/// (latency 6; 5 while `sub` had the adder's figure, and those designs measured 187.5-215.1
+/// MHz, docs/timing.md §3); every path of the model meets the clock, and the design
+/// computes the program.
 #[test]
-fn sharpen_pipelines_its_threshold_tests_with_the_subtractions() {
+fn sharpen_registers_its_subtractions_at_the_default_clock() {
     let p = program("examples/sharpen.seq");
     let d = scheduled(&p, 1, Some(225.0));
-    assert_eq!(tessera::st::latency::design_latency(&d).unwrap(), 5);
+    assert_eq!(tessera::st::latency::design_latency(&d).unwrap(), 6);
     let t = Target::ice40_hx8k();
     let c = critical_path(&d, &t.without_control()).unwrap();
     assert!(c.mhz >= 225.0, "{c:?}");

@@ -62,8 +62,9 @@ pub(super) struct SatArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct ClockArgs {
     /// The clock to meet, in MHz: a scheduled design gets the pipeline registers its
-    /// modelled critical path needs at this clock, chosen with the design (docs/timing.md);
-    /// 0 leaves designs without pipeline registers. An operator too slow for a clock given
+    /// modelled critical path needs at this clock, chosen with the design, with 5% of the
+    /// period left for place-and-route's variation on the iCE40 (docs/timing.md); 0 leaves
+    /// designs without pipeline registers. An operator too slow for a clock given
     /// here is an error that names it and the clock it allows; under the default (225 MHz)
     /// it is registered on both sides and limits the clock instead. A design read from a
     /// .st file is used as written.

@@ -33,8 +33,18 @@ pub struct Target {
     pub carry_base_ns: f64,
     /// A carry chain's delay per bit.
     pub carry_bit_ns: f64,
+    /// What a subtraction (`sub`, and `lt`, which subtracts) adds to its carry chain: the
+    /// carry-in of one that enters the chain.
+    pub borrow_ns: f64,
+    /// What a comparison (`lt` on a carry chain) adds beyond the subtraction: its result is
+    /// the chain's carry-out, which leaves the chain through one more cell.
+    pub compare_out_ns: f64,
     /// A register's clock-to-output plus the setup of the next one, and one route.
     pub register_ns: f64,
+    /// The share of the clock period pipelining leaves unused ([`Target::budget_ns`]), as
+    /// static timing analysis sets a clock uncertainty: place-and-route gives the same
+    /// path a different delay in a different design or placement.
+    pub uncertainty: f64,
     /// The start control of a design with latency: the age counter's comparison, before
     /// its fan-out ([`Target::control_floor_ns`]).
     pub control_ns: f64,
@@ -68,7 +78,19 @@ impl Target {
             // fixed part keeps the 8-bit chain the calibration fitted (2.02 ns).
             carry_base_ns: 0.82,
             carry_bit_ns: 0.15,
+            // Measured on single operators between registers (docs/timing.md §2, widths):
+            // `sub` is 0.875 ns slower than `add` at 8, 16 and 32 bits, `lt` 1.30 ns (the
+            // fastest of seeds 1-3 at every width); sharpen's `sub` into its threshold test
+            // missed 225 MHz while the adder's figure was all it got.
+            borrow_ns: 0.875,
+            compare_out_ns: 0.425,
             register_ns: 0.9,
+            // Designs pipelined for 200 MHz whose modelled paths filled the period to within
+            // 1.5% (two 8-bit adders, 4.04 of 4.1 ns) measured 152.6-276.2 MHz, 14 of 36
+            // below the clock; with 7% left (150 MHz) every one met it, and the same
+            // design's clock varies by 3.7% between placement seeds at the median
+            // (docs/timing.md §3, "Subtraction and the clock's uncertainty").
+            uncertainty: 0.05,
             // A constant floor: the floor that grows with the fan-out and the counters'
             // width, fitted on three apps (0.2 ns + 0.325 ns per doubling + 0.125 ns per
             // bit), ranked the two apps it did not see worse than the constant (Spearman
@@ -94,7 +116,13 @@ impl Target {
             lut_inputs: 6,
             carry_base_ns: 0.75,
             carry_bit_ns: 0.03,
+            // the 7-series chain takes its carry-in at the chain's start (CYINIT) and its
+            // carry-out as an output of the chain's last cell: nothing to add
+            borrow_ns: 0.0,
+            compare_out_ns: 0.0,
             register_ns: 0.6,
+            // not measured: no open place-and-route exists for it
+            uncertainty: 0.0,
             control_ns: 1.0,
             // not estimated: the 7-series has no measured data here
             control_fanout_ns: 0.0,
@@ -118,9 +146,16 @@ impl Target {
     /// The names [`Target::named`] knows.
     pub const NAMES: [&'static str; 2] = ["ice40-hx8k", "xc7-estimate"];
 
-    /// A carry chain of `w` bits (adder, subtractor, comparator).
+    /// A carry chain of `w` bits: an adder (a subtractor adds [`Target::borrow_ns`], a
+    /// comparison [`Target::compare_ns`]).
     pub fn carry_ns(&self, w: u64) -> f64 {
         self.carry_base_ns + self.carry_bit_ns * w as f64
+    }
+
+    /// A comparison on a carry chain of `w` bits: a subtraction whose carry-out is the
+    /// result.
+    pub fn compare_ns(&self, w: u64) -> f64 {
+        self.carry_ns(w) + self.borrow_ns + self.compare_out_ns
     }
 
     /// A general multiply with a `w`-bit result and a narrower operand of `k` significant
@@ -171,8 +206,16 @@ impl Target {
         }
     }
 
-    /// The combinational delay a clock of `mhz` leaves between two registers.
+    /// The combinational delay pipelining puts between two registers for a clock of
+    /// `mhz`: the period less its uncertainty and the register.
     pub fn budget_ns(&self, mhz: f64) -> f64 {
+        1000.0 / mhz * (1.0 - self.uncertainty) - self.register_ns
+    }
+
+    /// The combinational delay a clock of `mhz` allows between two registers: an operator
+    /// slower than this alone cannot meet the clock; one between this and
+    /// [`Target::budget_ns`] gets a stage of its own.
+    pub fn limit_ns(&self, mhz: f64) -> f64 {
         1000.0 / mhz - self.register_ns
     }
 
@@ -361,14 +404,15 @@ pub fn atom_delay(t: &Target, op: AtomOp, input: &Layout, known: &Known) -> (f64
                 0.0
             }
         }
-        AtomOp::Add | AtomOp::Sub => t.carry_ns(lw),
+        AtomOp::Add => t.carry_ns(lw),
+        AtomOp::Sub => t.carry_ns(lw) + t.borrow_ns,
         AtomOp::Lt => match NarrowLt::of_lt(input, (kl.value(), kr.value())) {
-            None => t.carry_ns(lw),
+            None => t.compare_ns(lw),
             Some(NarrowLt::Always(_)) => 0.0,
             Some(NarrowLt::AnyAbove { lo } | NarrowLt::NoneAbove { lo }) => {
                 t.luts_ns(levels_for(lw - u64::from(lo)))
             }
-            Some(NarrowLt::Shifted { lo, .. }) => t.carry_ns(lw - u64::from(lo)),
+            Some(NarrowLt::Shifted { lo, .. }) => t.compare_ns(lw - u64::from(lo)),
         },
         AtomOp::Eq => t.luts_ns(levels_for(2 * lw.max(rw)) + 1),
         AtomOp::Lsl | AtomOp::Lsr => match kr.digits() {
