@@ -41,7 +41,7 @@ pub struct Target {
     pub compare_out_ns: f64,
     /// A register's clock-to-output plus the setup of the next one, and one route.
     pub register_ns: f64,
-    /// The share of the clock period pipelining leaves unused ([`Target::budget_ns`]), as
+    /// The share of the clock period pipelining leaves unused ([`Target::stage`]), as
     /// static timing analysis sets a clock uncertainty: place-and-route gives the same
     /// path a different delay in a different design or placement.
     pub uncertainty: f64,
@@ -206,23 +206,38 @@ impl Target {
         }
     }
 
-    /// The combinational delay pipelining puts between two registers for a clock of
-    /// `mhz`: the period less its uncertainty and the register.
-    pub fn budget_ns(&self, mhz: f64) -> f64 {
-        1000.0 / mhz * (1.0 - self.uncertainty) - self.register_ns
+    /// The same device with no clock uncertainty: pipelining fills the whole period.
+    pub fn without_uncertainty(&self) -> Target {
+        Target {
+            uncertainty: 0.0,
+            ..self.clone()
+        }
     }
 
-    /// The combinational delay a clock of `mhz` allows between two registers: an operator
-    /// slower than this alone cannot meet the clock; one between this and
-    /// [`Target::budget_ns`] gets a stage of its own.
-    pub fn limit_ns(&self, mhz: f64) -> f64 {
-        1000.0 / mhz - self.register_ns
+    /// What one pipeline stage may hold at a clock of `mhz`.
+    pub fn stage(&self, mhz: f64) -> Stage {
+        let period = 1000.0 / mhz;
+        Stage {
+            budget_ns: period * (1.0 - self.uncertainty) - self.register_ns,
+            limit_ns: period - self.register_ns,
+        }
     }
 
     /// The clock in MHz of a register-to-register path of `ns` combinational delay.
     pub fn mhz_of(&self, ns: f64) -> f64 {
         1000.0 / (ns + self.register_ns)
     }
+}
+
+/// The combinational delay one pipeline stage may hold between two registers at a clock
+/// ([`Target::stage`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stage {
+    /// What pipelining fills a stage to: the period less its uncertainty and the register.
+    pub budget_ns: f64,
+    /// What one operator alone may take and still meet the clock: the period less the
+    /// register. An operator between the budget and this gets a stage of its own.
+    pub limit_ns: f64,
 }
 
 /// What is known about the atoms of a signal, the same on every lane: used to see shifts

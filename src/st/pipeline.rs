@@ -14,7 +14,7 @@
 //! the line buffer's registers, which the model counts once ([`super::merged`]).
 
 use super::area::{area, Weights};
-use super::delay::Target;
+use super::delay::{Stage, Target};
 use super::design::Design;
 use super::late_rows::late_rows;
 use super::latency::insert_fifos;
@@ -89,11 +89,7 @@ impl Clock {
         // the model's figure too, so the other paths only need to be no longer than it;
         // leaving 5% of its period would add registers for a clock it does not reach
         // (box5x5_u16 at s = 160: 2151 -> 2311 at the same 122.6 MHz).
-        let capped = Target {
-            uncertainty: 0.0,
-            ..self.target.clone()
-        };
-        let relaxed = pipeline_with(d, &capped, reach, false)?;
+        let relaxed = pipeline_with(d, &self.target.without_uncertainty(), reach, false)?;
         smaller_as_fast(first, relaxed, &data)
     }
 }
@@ -161,8 +157,7 @@ fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipel
             "the clock must be a positive number of MHz, not {mhz}"
         ));
     }
-    let budget = t.budget_ns(mhz);
-    if budget <= 0.0 {
+    if t.stage(mhz).budget_ns <= 0.0 {
         return Err(format!(
             "a clock of {mhz} MHz leaves no time for logic on {} (a register alone takes {:.2} ns and {:.0}% of the period is left for the clock's uncertainty: at most {:.0} MHz)",
             t.name,
@@ -192,7 +187,7 @@ fn late_rows_if_smaller(
     strict: bool,
     chain: Pipelined,
 ) -> Result<Pipelined, String> {
-    let budget = t.budget_ns(mhz);
+    let budget = t.stage(mhz).budget_ns;
     // With one clock per frame (no line buffer) and at one lane, late rows measured larger
     // or mixed after synthesis (docs/timing.md §3) for what the model does not follow: the
     // chain's row sums are the same logic for two lanes at s = 1, which synthesis shares and
@@ -222,9 +217,8 @@ fn pipeline_as_written(
     mhz: f64,
     strict: bool,
 ) -> Result<Pipelined, String> {
-    let budget = t.budget_ns(mhz);
-    let mut w = Walk::new(d, t, Some(budget));
-    w.limit = t.limit_ns(mhz);
+    let stage = t.stage(mhz);
+    let mut w = Walk::new(d, t, Some(stage));
     w.lenient = !strict;
     w.run()?;
     let mut piped = finished(d, &w)?;
@@ -236,8 +230,7 @@ fn pipeline_as_written(
         if piped.registers == 0 {
             break;
         }
-        let mut again = Walk::new(&piped.design, t, Some(budget));
-        again.limit = w.limit;
+        let mut again = Walk::new(&piped.design, t, Some(stage));
         again.lenient = !strict;
         again.run()?;
         if again.registers == 0 {
@@ -271,7 +264,11 @@ pub fn register_every_operator(d: &Design) -> Result<Design, String> {
 /// [`register_every_operator`], with the count of registers it added.
 fn every_operator_registered(d: &Design) -> Result<Pipelined, String> {
     let t = Target::ice40_hx8k();
-    let mut w = Walk::new(d, &t, Some(0.0));
+    let every = Stage {
+        budget_ns: 0.0,
+        limit_ns: 0.0,
+    };
+    let mut w = Walk::new(d, &t, Some(every));
     w.every = true;
     w.run()?;
     finished(d, &w)

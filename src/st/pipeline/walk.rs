@@ -9,7 +9,7 @@
 use super::{CriticalPath, TOO_SLOW};
 use crate::seq::value::Value;
 use crate::st::area::{movement_in_ram, REGISTER_CHAIN_MAX};
-use crate::st::delay::{atom_delay, select_ns, Known, Target};
+use crate::st::delay::{atom_delay, select_ns, Known, Stage, Target};
 use crate::st::design::{set_body, BodyId, Design, NodeId};
 use crate::st::layout::Layout;
 use crate::st::op::StOp;
@@ -47,11 +47,8 @@ type BodyKey = (BodyId, Vec<u64>, Vec<Known>, Vec<Option<(u64, u8)>>, bool);
 pub(super) struct Walk<'d> {
     src: &'d Design,
     t: &'d Target,
-    /// The logic delay a stage allows; `None` measures without registering.
-    budget: Option<f64>,
-    /// The logic delay above which one operator alone misses the clock (at least the
-    /// budget: the budget leaves the clock's uncertainty unused).
-    pub(super) limit: f64,
+    /// What a stage may hold; `None` measures without registering.
+    stage: Option<Stage>,
     /// The rebuilt design.
     pub(super) out: Design,
     bodies: HashMap<BodyKey, (BodyId, Signal)>,
@@ -76,12 +73,11 @@ pub(super) struct Walk<'d> {
 }
 
 impl<'d> Walk<'d> {
-    pub(super) fn new(src: &'d Design, t: &'d Target, budget: Option<f64>) -> Walk<'d> {
+    pub(super) fn new(src: &'d Design, t: &'d Target, stage: Option<Stage>) -> Walk<'d> {
         Walk {
             src,
             t,
-            budget,
-            limit: budget.unwrap_or(f64::INFINITY),
+            stage,
             out: Design::new(src.name.clone()),
             bodies: HashMap::new(),
             fields: HashMap::new(),
@@ -116,7 +112,7 @@ impl<'d> Walk<'d> {
         let root = self.scope(self.src.output(), &mut env, &[], true)?;
         // a design with latency counts its clocks up to it and starts its nodes from the
         // count: a comparison whose result fans out to every node's enable
-        if self.budget.is_none() && crate::st::latency::design_latency(self.src)? > 0 {
+        if self.stage.is_none() && crate::st::latency::design_latency(self.src)? > 0 {
             let ns = self.t.design_control_ns(self.src);
             if ns > self.worst.0 {
                 self.worst = (ns, self.step("start control (age counter)".into(), &None));
@@ -183,10 +179,11 @@ impl<'d> Walk<'d> {
         d: f64,
         may_register: bool,
     ) -> Result<Vec<Signal>, String> {
-        let Some(b) = self.budget else {
+        let Some(stage) = self.stage else {
             return Ok(args);
         };
-        if d > self.limit.max(b) + 1e-9 && !self.every && !self.lenient {
+        let b = stage.budget_ns;
+        if d > stage.limit_ns + 1e-9 && !self.every && !self.lenient {
             return Err(format!(
                 "`{op}` {TOO_SLOW} {d:.2} ns of logic on {}: the clock can reach at most {:.1} MHz",
                 self.t.name,
@@ -429,8 +426,8 @@ impl<'d> Walk<'d> {
         let mut cur = args[0].ns;
         let mut cuts = Vec::new();
         for j in 1..n {
-            let cut_here = match self.budget {
-                Some(b) if may_register => j > 1 && cur + link > b + 1e-9,
+            let cut_here = match self.stage {
+                Some(st) if may_register => j > 1 && cur + link > st.budget_ns + 1e-9,
                 _ => regs.contains(&(j - 1)),
             };
             if cut_here {
@@ -439,7 +436,7 @@ impl<'d> Walk<'d> {
             }
             cur += link;
         }
-        if self.budget.is_some() && may_register {
+        if self.stage.is_some() && may_register {
             self.registers += cuts.len() as u64;
         }
         let from = if cuts.is_empty() {
