@@ -30,7 +30,7 @@ fn paper_apps(names: &[&str]) -> Vec<App> {
 }
 
 /// The critical path of a design limited by its start control.
-const CONTROL: &str = "start control (age counter)";
+const CONTROL: &str = "start control (its fan-out and phase counters)";
 
 /// The front of the small paper apps `names` at their paper slowdowns, and its designs by
 /// (app, slowdown, clock index).

@@ -133,11 +133,13 @@ pub fn atom_expr(
                 Some(NarrowLt::AnyAbove { lo }) => Expr::ne(&var_above(lo), &Expr::zero(lw - lo)),
                 Some(NarrowLt::NoneAbove { lo }) => Expr::eq(&var_above(lo), &Expr::zero(lw - lo)),
                 Some(NarrowLt::Shifted { lo, m, const_left }) => {
-                    let m = Expr::lit(m, lw - lo);
+                    let at = if konst.0.is_some() { 0 } else { rw };
+                    let bit = |i: u32| x.bits(at + lo + i, 1);
                     if const_left {
-                        Expr::lt(&m, &var_above(lo))
+                        // m < y  <=>  !(y < m + 1)
+                        Expr::not(&Expr::lt_const(bit, lw - lo, m + 1))
                     } else {
-                        Expr::lt(&var_above(lo), &m)
+                        Expr::lt_const(bit, lw - lo, m)
                     }
                 }
             }

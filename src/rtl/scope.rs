@@ -274,8 +274,7 @@ impl Scope {
             .expect("several runs need several phases");
         let mut e = runs.last().expect("runs").1.clone();
         for k in (0..runs.len() - 1).rev() {
-            let bound = Expr::lit(runs[k + 1].0, ph.width);
-            e = Expr::mux(&Expr::lt(&ph.e(), &bound), &runs[k].1, &e);
+            e = Expr::mux(&ph.lt_lit(runs[k + 1].0), &runs[k].1, &e);
         }
         e
     }
@@ -367,34 +366,48 @@ impl Scope {
                 top = Expr::lit(max_lat, w),
                 one = Expr::lit(1, w)
             ));
+            // `start && age >= lat`, its comparison registered a clock ahead (`age` counts
+            // from 0 on the clock after `start` rises, so `age >= lat` now is
+            // `start && age >= lat - 1` then): only the AND with `start`, which keeps a
+            // falling start a reset in the same clock, lies in front of the enables,
+            // counters and `valid_out` these wires drive.
             for (lat, s) in self.started.clone() {
-                let e = Expr::and(&self.start.e(), &Expr::ge(&age.e(), &Expr::lit(lat, w)));
-                self.m.assign(&s, e);
+                let q = self.m.reg(format!("{}_q", s.name), 1);
+                self.m
+                    .ff(&q, Expr::and(&self.start.e(), &age.ge_lit(lat - 1)));
+                self.m.assign(&s, Expr::and(&self.start.e(), &q.e()));
             }
         }
         for ((en, modulus), c) in self.gated.clone() {
-            let w = c.width;
-            self.m.on_clock(format!(
-                "\n  if (!{st}) {c} <= {z};\n  else if ({en}) {c} <= ({c} == {top}) ? {z} : {c} + {one};",
-                st = self.start.name,
-                c = c.name,
-                z = Expr::zero(w),
-                top = Expr::lit(modulus - 1, w),
-                one = Expr::lit(1, w)
-            ));
+            let start = self.start.e();
+            self.drive_counter(&c, modulus, &start, Some(&en));
         }
         for ((lat, modulus), c) in self.counters.clone() {
             let st = self.started(lat);
-            let w = c.width;
-            self.m.on_clock(format!(
-                "\n  if (!{st}) {c} <= {z};\n  else {c} <= ({c} == {top}) ? {z} : {c} + {one};",
-                c = c.name,
-                z = Expr::zero(w),
-                top = Expr::lit(modulus - 1, w),
-                one = Expr::lit(1, w)
-            ));
+            self.drive_counter(&c, modulus, &st, None);
         }
         self.m
+    }
+
+    /// Drives counter `c` of `0 .. modulus-1`: held at 0 while `st` is low, then advancing
+    /// on every clock, or on the clocks `en` is high. Whether it is at its top is a flag
+    /// registered a clock ahead (`<c>_top`), so its wrap-around is one LUT in front of the
+    /// counter's reset: compared in the same clock, the counter's equality and the route
+    /// back into its reset were sharpen's critical path at s = 144 (`tessera fmax`, seed 1:
+    /// 225.5 MHz with the compare, docs/timing.md).
+    fn drive_counter(&mut self, c: &Sig, modulus: u64, st: &Expr, en: Option<&str>) {
+        let w = c.width;
+        let top = self.m.reg(format!("{}_top", c.name), 1);
+        let (z, one) = (Expr::zero(w), Expr::lit(1, w));
+        let next_top = Expr::eq(&c.e(), &Expr::lit(modulus - 2, w));
+        let (c, top) = (&c.name, &top.name);
+        let step = format!(
+            "begin\n    {c} <= {top} ? {z} : {c} + {one};\n    {top} <= {next_top};\n  end"
+        );
+        self.m.on_clock(match en {
+            None => format!("\n  if (!{st}) begin\n    {c} <= {z};\n    {top} <= 1'h0;\n  end\n  else {step}"),
+            Some(en) => format!("\n  if (!{st}) begin\n    {c} <= {z};\n    {top} <= 1'h0;\n  end\n  else if ({en}) {step}"),
+        });
     }
 }
 

@@ -34,7 +34,7 @@ pub fn body_enable(sc: &mut Scope, name: &str, lat: u64, clocks: u64, idle: u64)
     // the next phase is below `clocks` when this one wraps, or is below `clocks - 1`
     let wraps = Expr::eq(&ph.e(), &Expr::lit(period - 1, w));
     let next = if clocks > 1 {
-        Expr::or(&wraps, &Expr::lt(&ph.e(), &Expr::lit(clocks - 1, w)))
+        Expr::or(&wraps, &ph.lt_lit(clocks - 1))
     } else {
         wraps
     };

@@ -472,11 +472,13 @@ fn atom_area(d: &Design, op: AtomOp, arg: NodeId) -> Area {
             match NarrowLt::of_lt(input, konst) {
                 None => logic(b),
                 Some(NarrowLt::Always(_)) => Area::default(),
-                // a tree of 4-input LUTs over the bits read
-                Some(NarrowLt::AnyAbove { lo } | NarrowLt::NoneAbove { lo }) => {
-                    logic((b - u64::from(lo)).saturating_sub(1).div_ceil(3).max(1))
-                }
-                Some(NarrowLt::Shifted { lo, .. }) => logic(b - u64::from(lo)),
+                // 4-input LUTs over the bits read, each taking three more (the comparison
+                // with a constant as logic: 16 bits against 1000, 5 LUTs in Yosys)
+                Some(
+                    NarrowLt::AnyAbove { lo }
+                    | NarrowLt::NoneAbove { lo }
+                    | NarrowLt::Shifted { lo, .. },
+                ) => logic((b - u64::from(lo)).saturating_sub(1).div_ceil(3).max(1)),
             }
         }
         AtomOp::Eq => logic(input.atom_bits().div_ceil(2).div_ceil(3).max(1)),

@@ -111,11 +111,12 @@ impl<'d> Walk<'d> {
         }
         let root = self.scope(self.src.output(), &mut env, &[], true)?;
         // a design with latency counts its clocks up to it and starts its nodes from the
-        // count: a comparison whose result fans out to every node's enable
+        // count: start wires that fan out to every node's enable, and phase counters
         if self.stage.is_none() && crate::st::latency::design_latency(self.src)? > 0 {
             let ns = self.t.design_control_ns(self.src);
             if ns > self.worst.0 {
-                self.worst = (ns, self.step("start control (age counter)".into(), &None));
+                let op = "start control (its fan-out and phase counters)";
+                self.worst = (ns, self.step(op.into(), &None));
             }
         }
         self.out.set_output(root.node)
