@@ -380,3 +380,62 @@ fn a_selection_with_a_constant_branch_meets_the_clock_it_was_scheduled_for() {
         model.mhz
     );
 }
+
+/// The RTL compares no counter (nor anything else) with a constant through `<` or `>=`,
+/// which Yosys makes a carry chain: the control of every design with phase counters is
+/// logic on their bits (docs/timing.md §2, "The start control registered").
+#[test]
+fn no_comparison_with_a_constant_is_a_carry_chain() {
+    for (file, s) in [
+        ("examples/conv2d.seq", 144),
+        ("examples/sharpen.seq", 48),
+        ("tests/data/timing/ltc_u16.seq", 1),
+    ] {
+        let d = scheduled(&program(file), s, None);
+        let rtl = tessera::rtl::emit(&d).unwrap();
+        // a sized literal (`8'h10`), maybe inside parentheses
+        let literal = |t: &str| {
+            let t = t.trim_matches(|c| matches!(c, '(' | ')' | ';' | ','));
+            t.starts_with(|c: char| c.is_ascii_digit()) && t.contains("'h")
+        };
+        let words: Vec<&str> = rtl.verilog.split_whitespace().collect();
+        let mut comparisons = 0;
+        for w in words.windows(3) {
+            // `<=` is also the nonblocking assignment: the RTL writes no `<=` comparison
+            if matches!(w[1], "<" | ">" | ">=") {
+                comparisons += 1;
+                assert!(
+                    !literal(w[0]) && !literal(w[2]),
+                    "{file} s={s}: `{} {} {}` compares with a constant",
+                    w[0],
+                    w[1],
+                    w[2]
+                );
+            }
+        }
+        assert_eq!(
+            comparisons, 0,
+            "{file} s={s}: no comparison at all is written"
+        );
+    }
+}
+
+/// conv2d at s = 144, pipelined for the default clock, meets it on place-and-route: its
+/// critical path was the phase counter's comparison into `valid_out` (205.5 MHz) until the
+/// control was registered and its comparisons written as logic (267.8 MHz at seed 1).
+#[test]
+fn a_design_limited_by_its_control_meets_the_default_clock() {
+    if !require_tool(&["yosys", "nextpnr-ice40"], "Fmax by place-and-route") {
+        return;
+    }
+    let d = scheduled(&program("examples/conv2d.seq"), 144, Some(225.0));
+    let rtl = tessera::rtl::emit(&d).unwrap();
+    let rep = measure(&rtl, &work("conv2d_control_225"), &FmaxOptions::default())
+        .unwrap_or_else(|e| panic!("conv2d s=144: {e}"));
+    assert!(
+        rep.fmax_mhz >= 225.0,
+        "conv2d s=144 at 225 MHz measures {:.1} MHz: {:?}",
+        rep.fmax_mhz,
+        rep.critical_path
+    );
+}

@@ -96,7 +96,10 @@ in a register harness (`tessera fmax`: `synth_ice40`, `nextpnr-ice40 --hx8k --pa
 --seed 1`); **LC** the iCE40 logic cells used, the harness's flip-flops included; **Mpx/s** \
 pixels per clock times the measured clock; **Aetherling RTL** Aetherling's own generated \
 Verilog measured with the same flow (`../shared/data/aetherling_rtl_measured.csv`), and our \
-e-graph design's clock and cells as a fraction of it.
+e-graph design's clock and cells as a fraction of it; **xc7 LUT+FF** counts both designs as \
+that file does, logic LUTs, LUTRAM and SRL plus flip-flops: Yosys's `INV` cells, which the \
+Yosys columns above count as LUTs, are left out on both sides, and ours are shown beside \
+(`+n INV`).
 ";
 
 fn area_cell(d: &Option<DesignResult>, err: &Option<String>) -> String {
