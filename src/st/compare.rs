@@ -22,8 +22,8 @@ pub enum NarrowLt {
     /// True when no bit of `x` from `lo` up is set: `x < 2^lo`.
     NoneAbove { lo: u32 },
     /// `x >> lo` compared with the constant `m`, as `m < (x >> lo)` when the constant is on
-    /// the left (`const_left`), else `(x >> lo) < m`: logic on the `w - lo` bits read (a
-    /// chain of LUTs, each taking three more bits), not a carry chain.
+    /// the left (`const_left`), else `(x >> lo) < m`: logic on the `w - lo` bits read (about
+    /// one LUT per three bits, a tree of them deep), not a carry chain.
     Shifted { lo: u32, m: u64, const_left: bool },
 }
 
