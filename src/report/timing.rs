@@ -236,14 +236,16 @@ pub fn app_table(app: &AppReport) -> super::format::Table {
                     a.and_then(|a| a.xc7_lut_ff),
                 ) {
                     (Some(y), Some(theirs)) => {
+                        // counted as the CSV counts Aetherling's (logic + LUTRAM + SRL and
+                        // flip-flops), without the INV cells, shown beside
                         let inv = match y.inv {
                             0 => String::new(),
                             n => format!(" (+{n} INV)"),
                         };
                         format!(
                             "{}{inv} / {theirs} = {:.2}x",
-                            csv_lut_ff(y),
-                            csv_lut_ff(y) as f64 / theirs as f64
+                            y.lut_ff() - y.inv,
+                            (y.lut_ff() - y.inv) as f64 / theirs as f64
                         )
                     }
                     _ => String::new(),
@@ -264,11 +266,4 @@ pub fn calibration_line(c: &TimingCalibration) -> String {
         pct(c.median_error),
         pct(c.max_error)
     )
-}
-
-/// LUTs without the inverters, plus flip-flops: how `../shared/data/aetherling_rtl_measured.csv`
-/// counts Aetherling's Verilog (`xc7_lut` is logic + LUTRAM + SRL), so the comparison with it
-/// counts the same cells on both sides.
-fn csv_lut_ff(y: &crate::rtl::synth::SynthReport) -> u64 {
-    y.lut + y.lutram + y.srl + y.ff
 }

@@ -222,7 +222,7 @@ impl Expr {
     /// per bit and, on a phase counter, put a chain between the counter and the design's
     /// `valid_out` (`tessera fmax` on conv2d at s = 48: 226.4 MHz with the chain;
     /// docs/timing.md). As logic, ABC maps it into about one LUT per three bits, a tree of
-    /// them deep (`x < 1001` on 16 bits: 5 LUTs where the chain took 22 and 15 carries).
+    /// them deep (`x < 1001` on 16 bits: 5 LUTs where the chain took 21 and 14 carries).
     pub fn lt_const(bit: impl Fn(u32) -> Expr, w: u32, c: u64) -> Expr {
         if c == 0 {
             return Expr::lit(0, 1);

@@ -401,13 +401,10 @@ impl Scope {
         let (z, one) = (Expr::zero(w), Expr::lit(1, w));
         let next_top = Expr::eq(&c.e(), &Expr::lit(modulus - 2, w));
         let (c, top) = (&c.name, &top.name);
-        let step = format!(
-            "begin\n    {c} <= {top} ? {z} : {c} + {one};\n    {top} <= {next_top};\n  end"
-        );
-        self.m.on_clock(match en {
-            None => format!("\n  if (!{st}) begin\n    {c} <= {z};\n    {top} <= 1'h0;\n  end\n  else {step}"),
-            Some(en) => format!("\n  if (!{st}) begin\n    {c} <= {z};\n    {top} <= 1'h0;\n  end\n  else if ({en}) {step}"),
-        });
+        let advance = en.map_or(String::new(), |en| format!("if ({en}) "));
+        self.m.on_clock(format!(
+            "\n  if (!{st}) begin\n    {c} <= {z};\n    {top} <= 1'h0;\n  end\n  else {advance}begin\n    {c} <= {top} ? {z} : {c} + {one};\n    {top} <= {next_top};\n  end"
+        ));
     }
 }
 

@@ -188,7 +188,8 @@ impl Target {
     pub fn design_control_ns(&self, d: &Design) -> f64 {
         // The flip-flop bits take a whole area computation (every register word followed,
         // `super::merged`), which a floor without a fan-out term does not need: every
-        // critical path asks for the floor, so this is on the scheduler's hot path.
+        // critical path asks for the floor, so this is on the scheduler's hot path (with
+        // the iCE40's fan-out term, explore took 0.98-1.00x the time without it).
         let ff_bits = if self.control_fanout_ns == 0.0 {
             0
         } else {
