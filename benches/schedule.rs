@@ -43,6 +43,13 @@
 //!   ...`). Every run starts without the movement areas kept by earlier ones
 //!   (`st::area::forget_movement_areas`), as a fresh `tessera schedule` does.
 //!
+//! - `random_programs`: the e-graph's schedules (default options, default clock) of the
+//!   random programs of seeds 0..20 (`tessera::fuzz::typed`, as `tests/search_random.rs`
+//!   generates them) at their three slowdowns (`fuzz::versus::slowdowns`), all in one
+//!   sample: small stream graphs, where each root's selection is refined by built area
+//!   (`schedule::egraph::refine`); `seeds_0_20_unrefined` runs the same without it
+//!   (`Options::refine_builds` 0), so the ratio of the two is the refinement's cost.
+//!
 //! Ten samples each, one iteration per sample: `cargo bench --bench schedule` (a case can
 //! be picked by name: `cargo bench --bench schedule -- explore/conv2d`).
 
@@ -311,6 +318,48 @@ fn aetherling_large_slowdown(c: &mut Criterion) {
     group.finish();
 }
 
+fn random_programs(c: &mut Criterion) {
+    use tessera::fuzz::typed::Generated;
+    use tessera::fuzz::versus::{parse, slowdowns};
+    let ids = ["seeds_0_20", "seeds_0_20_unrefined"].map(|n| format!("random_programs/{n}"));
+    if !wanted(&ids) {
+        return;
+    }
+    let points: Vec<(Program, u64)> = (0..20)
+        .flat_map(|seed| {
+            let p = parse(&Generated::random(seed)).unwrap_or_else(|e| panic!("{e}"));
+            slowdowns(&p).into_iter().map(move |s| (p.clone(), s))
+        })
+        .collect();
+    let refined = Options {
+        clock: Some(Clock::default_target()),
+        ..Options::default()
+    };
+    let unrefined = Options {
+        refine_builds: 0,
+        ..refined.clone()
+    };
+    let run = |o: &Options| {
+        points
+            .iter()
+            .map(|(p, s)| schedule(p, *s, o).map_or(0, |g| g.egraph_nodes))
+            .sum::<usize>()
+    };
+    let mut group = configure(c, "random_programs");
+    for (name, o) in ["seeds_0_20", "seeds_0_20_unrefined"]
+        .into_iter()
+        .zip([&refined, &unrefined])
+    {
+        println!(
+            "random_programs/{name} ({} points): stream graphs {} nodes in all",
+            points.len(),
+            run(o)
+        );
+        group.bench_function(name, |b| b.iter(|| run(o)));
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     schedule_one,
@@ -318,6 +367,7 @@ criterion_group!(
     explore_at_clock,
     explore_default,
     big_app,
-    aetherling_large_slowdown
+    aetherling_large_slowdown,
+    random_programs
 );
 criterion_main!(benches);

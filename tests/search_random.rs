@@ -206,17 +206,25 @@ fn assert_point(p: &tessera::seq::Program, s: u64, areas: (f64, f64), what: &str
 /// (when one stops losing, its file and known losses change), and a `; prices at` file of a
 /// fixed loss keeps the e-graph at most the baseline. Each design computes what the
 /// interpreter does. The fixed ones: `reduce_streamed_rows*.seq` (seeds 165 and 216: a
-/// reduce, an up and a down carry rows in their streaming layout) and `pinned_root_*.seq`
+/// reduce, an up and a down carry rows in their streaming layout), `pinned_root_*.seq`
 /// (seeds 87 and 229: a small graph's output layouts are each scheduled in a graph of
 /// their own; in a larger graph, as seed 229's at s = 12, the root that lost by its FIFOs
-/// and registers).
+/// and registers), `down_before_map2.seq` (seed 189: the rule `down-map2`) and
+/// `refined_lanes_shift_down.seq` (seed 17: a selection refined by built area, which its
+/// FIFOs made larger after `down-map2`).
 #[test]
 fn minimised_programs_price_as_their_headers_say() {
-    let files: Vec<_> = ["random_loss_", "reduce_streamed_rows", "pinned_root_"]
-        .iter()
-        .flat_map(|p| search_files(p))
-        .collect();
-    assert!(files.len() >= 4, "{files:?}");
+    let files: Vec<_> = [
+        "random_loss_",
+        "reduce_streamed_rows",
+        "pinned_root_",
+        "down_before_map2",
+        "refined_lanes_",
+    ]
+    .iter()
+    .flat_map(|p| search_files(p))
+    .collect();
+    assert!(files.len() >= 6, "{files:?}");
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
         let p = tessera::seq::parse_program(&f.to_string_lossy(), "loss", &text).unwrap();

@@ -504,7 +504,7 @@ impl DagCost<'_> {
 }
 
 /// Classes reachable from `root` under the selection (all scopes), in visit order.
-fn reachable(g: &StreamGraph, choice: &Choice, root: usize) -> Vec<usize> {
+pub(super) fn reachable(g: &StreamGraph, choice: &Choice, root: usize) -> Vec<usize> {
     let mut seen = vec![false; g.classes.len()];
     let mut out = Vec::new();
     let mut stack = vec![root];

@@ -11,9 +11,11 @@
 //!    plus the burst forms `tseq no (s-no) (sseq ni)`).
 //! 3. **Extraction** ([`extract`]) picks the least model-area node per class, with each
 //!    program input constrained to one layout; the selection is built as a DAG, latencies
-//!    are matched with FIFOs, and the root of least total area (FIFOs included) wins. A
-//!    small graph's cheapest output layouts are each scheduled again in a graph of their
-//!    own, and a truncated graph is retried with other bounds; the least design is kept.
+//!    are matched with FIFOs, and the root of least total area (FIFOs included) wins. In a
+//!    small graph each root's selection is refined by the area of the designs it builds
+//!    ([`refine`]), its cheapest output layouts are each scheduled again in a graph of
+//!    their own, and a truncated graph is retried with other bounds; the least design is
+//!    kept.
 //!
 //! `docs/scheduling.md` describes the method, its bounds and measured sizes.
 
@@ -23,6 +25,7 @@ mod fixpoint;
 pub mod graph;
 #[cfg(feature = "lp")]
 pub mod ilp;
+pub mod refine;
 pub mod registered;
 
 use super::burst::burst;
@@ -54,6 +57,9 @@ pub struct Options {
     pub roots: usize,
     /// Rounds of DAG-aware improvement per root.
     pub improve_passes: usize,
+    /// In a small graph, how many switched selections per root are built to refine the
+    /// root's selection by built area ([`refine`]); 0 leaves the selections as extracted.
+    pub refine_builds: usize,
     /// Extract the top scope exactly by ILP (feature `lp`, CBC) instead of greedily.
     pub exact: bool,
     /// CBC's time limit per candidate output layout, in seconds: a layout whose ILP has
@@ -95,6 +101,7 @@ impl Default for Options {
             weights: Weights::default(),
             roots: 6,
             improve_passes: 3,
+            refine_builds: refine::BUILDS,
             exact: false,
             exact_seconds: 60.0,
             burst: true,
@@ -270,6 +277,10 @@ const SPREAD_ROOTS: usize = 2;
 /// cheapest roots are also scheduled each in a graph of its own ([`schedule_graph`]'s
 /// pinned retries).
 const PINNED_RETRY_NODES: usize = 2000;
+
+/// A stream graph of at most this many nodes (and not truncated) has each root's selection
+/// refined by the area of the designs it builds ([`refine`]).
+const REFINE_NODES: usize = 20_000;
 
 /// How many roots, cheapest first, the pinned retries schedule every output layout of.
 const PINNED_ROOTS: usize = 6;
@@ -643,13 +654,15 @@ fn schedule_graph(
             let rep = area(&m.0);
             (m, rep)
         };
-        let mut made = schedule_root(p, s, &g, &more, *root, out, o).map(with_area);
+        // a root's selection is refined only towards designs smaller than the least so far
+        let beat = best.as_ref().map_or(f64::INFINITY, |(a, _)| *a);
+        let mut made = schedule_root(p, s, &g, &more, *root, out, o, beat).map(with_area);
         if let Some(r) = reg
             .as_ref()
             .filter(|_| reg_roots.contains(root))
             .filter(|r| !registered::same_selection(&g, free, &r.best, *root))
         {
-            if let Ok(other) = schedule_root(p, s, &g, r, *root, out, &unimproved) {
+            if let Ok(other) = schedule_root(p, s, &g, r, *root, out, &unimproved, beat) {
                 let other = with_area(other);
                 let scalar = |rep: &AreaReport| rep.total.scalar(&o.weights);
                 if made.as_ref().map_or(true, |m| {
@@ -831,7 +844,10 @@ fn schedule_graph(
 type RootDesign = (Design, f64, Vec<Layout>, Option<explain::Explanation>);
 
 /// Extracts and builds the design of one root: each input is constrained to one layout
-/// (trying, per input, each layout the unconstrained extraction `chosen` used).
+/// (trying, per input, each layout the unconstrained extraction `chosen` used). In a small
+/// graph the selection is then refined by built area ([`refine`]) towards designs smaller
+/// than `beat` (the least design of the graph's other roots so far).
+#[allow(clippy::too_many_arguments)]
 fn schedule_root(
     p: &Program,
     s: u64,
@@ -840,6 +856,7 @@ fn schedule_root(
     root: usize,
     out: &Layout,
     o: &Options,
+    beat: f64,
 ) -> Result<RootDesign, String> {
     let w = &o.weights;
     let free = &chosen.best;
@@ -880,7 +897,56 @@ fn schedule_root(
     } else {
         improve(g, &mut choice, root, w, &input_ok, o.improve_passes)
     };
-    let used = used_inputs(g, &choice, root);
+    let (mut design, mut inputs) = build_root(p, s, g, &choice, root, out, o)?;
+    // a selection the ILP proved optimal is kept as it is
+    let small = g.node_count() <= REFINE_NODES && !g.truncated;
+    if !o.exact && o.refine_builds > 0 && small && cost < beat - 1e-9 {
+        // only a design smaller than this root's and than `beat` is worth keeping
+        let below = area(&design).total.scalar(w).min(beat);
+        // the least design built so far; a smaller design that misses a clock this root's
+        // meets is not taken ([`as_fast`])
+        let mut kept: Option<(f64, Design, Vec<Layout>)> = None;
+        let mut build = |c: &Choice| {
+            let (d, i) = build_root(p, s, g, c, root, out, o).ok()?;
+            let a = area(&d).total.scalar(w);
+            let (least, than) = kept.as_ref().map_or((below, &design), |k| (k.0, &k.1));
+            if a < least - 1e-9 && as_fast(&d, than, o) {
+                kept = Some((a, d, i));
+                return Some(a);
+            }
+            None
+        };
+        let mut refined = choice.clone();
+        let aim = refine::Aim {
+            below,
+            builds: o.refine_builds,
+        };
+        refine::refine(g, &mut refined, root, w, aim, &input_ok, &mut build);
+        if let Some((_, d, i)) = kept {
+            (choice, design, inputs) = (refined, d, i);
+        }
+    }
+    let explanation = if o.explain {
+        Some(explain::explain(g, &choice, root)?)
+    } else {
+        None
+    };
+    Ok((design, cost, inputs, explanation))
+}
+
+/// Builds the design of the selection `choice` rooted at `root` (output layout `out`):
+/// every input in the one layout the selection uses (or its first Tessera layout if it
+/// uses none), latencies matched with FIFOs, pipelined for the options' clock, checked.
+fn build_root(
+    p: &Program,
+    s: u64,
+    g: &StreamGraph,
+    choice: &Choice,
+    root: usize,
+    out: &Layout,
+    o: &Options,
+) -> Result<(Design, Vec<Layout>), String> {
+    let used = used_inputs(g, choice, root);
     if used.values().any(|v| v.len() > 1) {
         return Err("an input is still used in two layouts".into());
     }
@@ -897,12 +963,7 @@ fn schedule_root(
             (decl.name.clone(), l)
         })
         .collect();
-    let explanation = if o.explain {
-        Some(explain::explain(g, &choice, root)?)
-    } else {
-        None
-    };
-    let b = Builder::new(g, &choice, &format!("{}_s{s}", p.name), &inputs)?;
+    let b = Builder::new(g, choice, &format!("{}_s{s}", p.name), &inputs)?;
     let d = b.finish(root, out)?;
     let d = crate::st::latency::insert_fifos(&d)?;
     let d = match &o.clock {
@@ -913,12 +974,7 @@ fn schedule_root(
     if d.clocks() != s {
         return Err(format!("the design takes {} clocks, not {s}", d.clocks()));
     }
-    Ok((
-        d,
-        cost,
-        inputs.into_iter().map(|(_, l)| l).collect(),
-        explanation,
-    ))
+    Ok((d, inputs.into_iter().map(|(_, l)| l).collect()))
 }
 
 /// Whether design `a`'s modelled clock reaches the clock target, or `b`'s clock where `b`
