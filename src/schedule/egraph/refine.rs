@@ -12,8 +12,8 @@
 //! class at a time switches to another of its nodes, cheapest switched selection (by DAG
 //! cost) first; the switched selection is built only if its DAG cost is below the best
 //! built area so far (the operators alone already cost more otherwise), and kept if its
-//! design is smaller. The builds are bounded per root ([`BUILDS`] by default), and the refinement can
-//! only make a root's design smaller.
+//! design is smaller. The builds are bounded per root ([`BUILDS`] by default), and the
+//! refinement can only make a root's design smaller.
 
 use super::extract::{dag_cost, Choice};
 use super::graph::{How, StreamGraph};
@@ -22,8 +22,8 @@ use crate::st::Layout;
 use std::collections::BTreeSet;
 
 /// By default ([`super::Options::refine_builds`]), at most this many switched selections
-/// are built per root. On the random programs of
-/// `tests/search_random.rs` nearly every kept switch is among a root's first two builds
+/// are built per root. On the random programs of `tests/search_random.rs` nearly every
+/// kept switch is among a root's first two builds
 /// (seeds 0..200 with 24 builds: 416 of 672 kept switches were the first build, 166 the
 /// second); 2, 4, 8 and 24 builds give the same losses on seeds 0..200 (none) and 2 and 8
 /// the same on seeds 200..400 (one), at 1.43x and 2.15x the run's time without refinement.
@@ -41,9 +41,10 @@ pub struct Aim {
 /// Refines `choice` (a selection rooted at `root`) by built area, towards designs smaller
 /// than `aim.below`, building at most `aim.builds` switched selections: `build` builds a
 /// selection and returns its design's area, or `None` if it builds no design or one not
-/// to take (as one that misses a clock). `input_ok(k, norm)` says whether program input `k` may be declared in
-/// a layout of normal form `norm`. Returns the area of the design of the refined
-/// selection, which `choice` then holds (`aim.below` if no switch was kept).
+/// to take (as one that misses a clock). `input_ok(k, norm)` says whether program input
+/// `k` may be declared in a layout of normal form `norm`. Returns the area of the design
+/// of the refined selection, which `choice` then holds (`aim.below` if no switch was
+/// kept).
 pub fn refine(
     g: &StreamGraph,
     choice: &mut Choice,
