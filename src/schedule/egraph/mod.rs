@@ -903,8 +903,8 @@ fn schedule_root(
     if !o.exact && o.refine_builds > 0 && small && cost < beat - 1e-9 {
         // only a design smaller than this root's and than `beat` is worth keeping
         let below = area(&design).total.scalar(w).min(beat);
-        // the least design built so far; a smaller design that misses a clock this root's
-        // meets is not taken ([`as_fast`])
+        // the least design built so far, which `refine` builds towards; a smaller design
+        // that misses a clock this root's meets is not taken ([`as_fast`])
         let mut kept: Option<(f64, Design, Vec<Layout>)> = None;
         let mut build = |c: &Choice| {
             let (d, i) = build_root(p, s, g, c, root, out, o).ok()?;

@@ -39,12 +39,12 @@ pub struct Aim {
 }
 
 /// Refines `choice` (a selection rooted at `root`) by built area, towards designs smaller
-/// than `aim.below`, building at most `aim.builds` switched selections: `build` builds a
-/// selection and returns its design's area, or `None` if it builds no design or one not
-/// to take (as one that misses a clock). `input_ok(k, norm)` says whether program input
-/// `k` may be declared in a layout of normal form `norm`. Returns the area of the design
-/// of the refined selection, which `choice` then holds (`aim.below` if no switch was
-/// kept).
+/// than `aim.below`, building at most `aim.builds` switched selections. `build` builds a
+/// selection and keeps its design if it is to be taken: smaller than `aim.below` and than
+/// every design it kept before (and, for a clock, as fast); it returns that design's area
+/// if it kept it, else `None`. `choice` ends as the selection of the last design kept (or
+/// as it was). `input_ok(k, norm)` says whether program input `k` may be declared in a
+/// layout of normal form `norm`.
 pub fn refine(
     g: &StreamGraph,
     choice: &mut Choice,
@@ -53,16 +53,16 @@ pub fn refine(
     aim: Aim,
     input_ok: &dyn Fn(usize, &Layout) -> bool,
     build: &mut dyn FnMut(&Choice) -> Option<f64>,
-) -> f64 {
-    let mut best = aim.below;
-    let cap = aim.builds;
+) {
+    // the least design's area: only switches whose operators cost less are built
+    let mut least = aim.below;
     let mut builds = 0;
     // each switch is built once: after one is kept, switching back is not tried either
     let mut tried = BTreeSet::new();
-    while builds < cap {
+    while builds < aim.builds {
         let mut improved = false;
-        for (_, c, alt) in switches(g, choice, root, w, best, input_ok) {
-            if builds == cap {
+        for (_, c, alt) in switches(g, choice, root, w, least, input_ok) {
+            if builds == aim.builds {
                 break;
             }
             let Some(cur) = choice[c].1 else { continue };
@@ -71,21 +71,18 @@ pub fn refine(
             }
             builds += 1;
             choice[c].1 = Some(alt);
-            match build(choice) {
-                Some(a) if a < best - 1e-9 => {
-                    best = a;
-                    tried.insert((c, cur));
-                    improved = true;
-                    break;
-                }
-                _ => choice[c].1 = Some(cur),
+            if let Some(a) = build(choice) {
+                least = a;
+                tried.insert((c, cur));
+                improved = true;
+                break;
             }
+            choice[c].1 = Some(cur);
         }
         if !improved {
             break;
         }
     }
-    best
 }
 
 /// Every switch of one class reachable from `root` to another node whose children have a
