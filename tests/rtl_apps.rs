@@ -133,6 +133,16 @@ fn downsampling_examples_in_rtl() {
     ]);
 }
 
+/// Reductions whose function is two operators (a min, a max filter), written out and
+/// pipelined inside their links at the default clock (`st::unroll`).
+#[test]
+fn reductions_of_several_operators_in_rtl() {
+    run(&[
+        ("tests/data/timing/min_reduce.seq", &[1, 2, 8]),
+        ("tests/data/timing/max3x3.seq", &[1, 4, 16]),
+    ]);
+}
+
 #[test]
 fn map_in_rtl() {
     run(&[("examples/map.seq", &[1, 5, 10, 20, 25, 40, 50, 100, 200])]);

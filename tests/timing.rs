@@ -123,6 +123,75 @@ fn reduce_s_pipeline_registers_are_checked() {
     assert_eq!(tessera::st::latency::design_latency(&d).unwrap(), 2);
 }
 
+/// A min or a max is two operators per link of its chain (`lt`, then `if`: 4.52 ns on the
+/// iCE40 at 8 bits), more than a 225 MHz stage, and registers between a chain's links do not
+/// split a link: asked for 225 MHz the scheduler said "`reduce_s 8` alone takes 4.52 ns of
+/// logic", and by default the designs stopped at 184.5 MHz. Written out (`st::unroll`), each
+/// link takes a register inside, and the designs compute the program at the clock.
+#[test]
+fn a_reduction_of_several_operators_is_pipelined_inside_its_links() {
+    let data = Target::ice40_hx8k().without_control();
+    let apps: [(&str, &[u64]); 2] = [
+        ("tests/data/timing/min_reduce.seq", &[1, 2, 8]),
+        ("tests/data/timing/max3x3.seq", &[1, 4, 16]),
+    ];
+    for (file, slowdowns) in apps {
+        let p = program(file);
+        let mut asked = Schedules::new(&p, Some(225.0));
+        for &s in slowdowns {
+            let d = asked.at(s);
+            simulates_equal(&d, &p, 11);
+            let cp = critical_path(&d, &data).unwrap();
+            assert!(
+                cp.mhz >= 225.0,
+                "{file} s={s}: {:.1} MHz on the data paths ({})",
+                cp.mhz,
+                cp.ops.join(" -> ")
+            );
+            // the links are written out: no chain of several operators is left
+            assert!(
+                tessera::st::unroll::unroll_reducers(&d).unwrap().is_none(),
+                "{file} s={s}: a chain is left:\n{}",
+                d.to_text()
+            );
+        }
+        // a clock the chain meets as it is keeps it: 150 MHz fits a whole link in a stage
+        let plain = scheduled(&p, slowdowns[0], None);
+        let slow = pipeline(&plain, &Target::ice40_hx8k(), 150.0).unwrap();
+        assert!(
+            slow.design.to_text().contains("(reduce_s "),
+            "{file}: written out for a clock its chain meets:\n{}",
+            slow.design.to_text()
+        );
+    }
+}
+
+/// Place-and-route bears the written-out reduction out: the least of 8 pixels at s = 2,
+/// pipelined for 225 MHz (its links written out as a tree), against the same design
+/// pipelined as a chain for the 184.5 MHz a whole link allows (the design before
+/// `st::unroll`): measured 226.8 against 192.0 MHz with nextpnr's seed 1.
+#[test]
+fn a_written_out_reduction_is_faster_on_place_and_route() {
+    if !require_tool(&["yosys", "nextpnr-ice40"], "Fmax by place-and-route") {
+        return;
+    }
+    let t = Target::ice40_hx8k();
+    let p = program("tests/data/timing/min_reduce.seq");
+    let plain = scheduled(&p, 2, None);
+    let chain = pipeline(&plain, &t, 184.0).unwrap().design;
+    assert!(
+        chain.to_text().contains("(reduce_s "),
+        "184 MHz keeps the chain"
+    );
+    let tree = pipeline(&plain, &t, 225.0).unwrap().design;
+    let slow = placed(&chain, "min_reduce_chain").fmax_mhz;
+    let fast = placed(&tree, "min_reduce_tree").fmax_mhz;
+    assert!(
+        fast > 1.1 * slow,
+        "written out {fast:.1} MHz, as a chain {slow:.1} MHz"
+    );
+}
+
 fn work(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("timing")

@@ -397,11 +397,16 @@ pub fn schedule(file: &Path, a: &ScheduleArgs) -> CliResult {
         timing.mhz,
         target.name,
         match clock {
-            Some(c) if timing.mhz < c.mhz - 1e-6 => format!(
-                " (below the {} MHz target: {} alone allows no more)",
-                c.mhz,
-                timing.ops.last().map_or("an operator", String::as_str)
-            ),
+            // one operator ("add alone"), or the path of several that no register splits
+            Some(c) if timing.mhz < c.mhz - 1e-6 => match timing.ops.as_slice() {
+                [] => format!(" (below the {} MHz target)", c.mhz),
+                [op] => format!(" (below the {} MHz target: {op} alone allows no more)", c.mhz),
+                ops => format!(
+                    " (below the {} MHz target: the path {} allows no more)",
+                    c.mhz,
+                    ops.join(" -> ")
+                ),
+            },
             Some(c) => format!(" (target {} MHz)", c.mhz),
             None => " (not pipelined)".to_string(),
         },

@@ -363,8 +363,10 @@ impl Design {
 
     /// Copies node `id` (and what it reaches) into `out`, arguments in order before the
     /// node itself. Iterative over arguments, so a long chain costs no stack; it recurses
-    /// only into bodies, as deep as they nest.
-    fn copy_into(
+    /// only into bodies, as deep as they nest. A node already in `map` is not copied but
+    /// read as its entry, which is how a caller substitutes a node (a body's parameter
+    /// bound to a value, `super::unroll`); bodies are copied once each, by `bmap`.
+    pub(crate) fn copy_into(
         &self,
         out: &mut Design,
         id: NodeId,

@@ -7,7 +7,7 @@
 //! - [`check`]: exact operator types, syntactic layout equality at every composition;
 //! - [`compare`]: comparisons against a constant, narrowed to the bits that decide them;
 //! - [`latency`]: per-node latency and latency-matching FIFO insertion;
-//! - [`pipeline`], [`late_rows`]: pipeline registers for a clock;
+//! - [`pipeline`], [`late_rows`], [`unroll`]: pipeline registers for a clock;
 //! - [`sim`]: a clock-by-clock simulator, compared with the interpreter by [`verify`];
 //! - [`stall`]: a design run at a slower slowdown by a clock enable;
 //! - [`area`]: the area model used to rank designs, [`merged`]: the pipeline registers
@@ -32,6 +32,7 @@ pub mod sim;
 pub mod stall;
 pub mod stream;
 pub mod text;
+pub mod unroll;
 pub mod verify;
 
 pub use design::{Body, BodyId, Design, InputDecl, Node, NodeId};

@@ -11,7 +11,9 @@
 //! between its pipelinings). A design that already meets the clock is returned unchanged.
 //! Where one adder fills a stage, a sum of row sums is pipelined with its later rows read
 //! late ([`super::late_rows`]) when the model finds that smaller: its delayed windows repeat
-//! the line buffer's registers, which the model counts once ([`super::merged`]).
+//! the line buffer's registers, which the model counts once ([`super::merged`]). A
+//! reduction whose links are several operators each (a min or a max) is written out as
+//! applications of its function ([`super::unroll`]) where its links overrun a stage.
 
 use super::area::{area, Weights};
 use super::delay::{Stage, Target};
@@ -19,6 +21,7 @@ use super::design::Design;
 use super::late_rows::late_rows;
 use super::latency::insert_fifos;
 use super::layout::Layout;
+use super::unroll::unroll_reducers;
 use std::cell::OnceCell;
 
 mod walk;
@@ -166,12 +169,51 @@ fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipel
             1000.0 * (1.0 - t.uncertainty) / t.register_ns
         ));
     }
-    let chain = pipeline_as_written(d, t, mhz, strict)?;
+    let chain = match pipeline_as_written(d, t, mhz, strict) {
+        // the operator too slow may be a reduction's link of several operators, which
+        // written out takes registers inside (else the error names what remains too slow)
+        Err(e) if e.contains(TOO_SLOW) => {
+            return match unroll_reducers(d)? {
+                Some(u) => pipeline_with(&u, t, mhz, strict),
+                None => Err(e),
+            }
+        }
+        chain => chain?,
+    };
     if chain.registers == 0 {
         return Ok(chain);
     }
+    let chain = unrolled_if_faster(d, t, mhz, strict, chain)?;
     let chain = every_operator_if_smaller(d, t, chain)?;
     late_rows_if_smaller(d, t, mhz, strict, chain)
+}
+
+/// `chain` (`d` pipelined), or, where `chain` misses the clock on its data paths, `d` with
+/// its reductions of several operators written out ([`unroll_reducers`]) and pipelined, if
+/// that is faster on the data paths (or as fast and smaller in the model): a min or max
+/// filter's links (`lt`, then `if`) overrun a stage at 225 MHz, which registers between the
+/// links of a chain cannot split.
+fn unrolled_if_faster(
+    d: &Design,
+    t: &Target,
+    mhz: f64,
+    strict: bool,
+    chain: Pipelined,
+) -> Result<Pipelined, String> {
+    let data = t.without_control();
+    let reach = critical_path(&chain.design, &data)?.mhz;
+    if reach >= mhz - 1e-6 {
+        return Ok(chain);
+    }
+    let Some(unrolled) = unroll_reducers(d)? else {
+        return Ok(chain);
+    };
+    let unrolled = pipeline_as_written(&unrolled, t, mhz, strict)?;
+    if critical_path(&unrolled.design, &data)?.mhz > reach + 1e-6 {
+        Ok(unrolled)
+    } else {
+        smaller_as_fast(chain, unrolled, &data)
+    }
 }
 
 /// `chain` (`d` pipelined), or `d` with its sums of row sums reading their later rows late
