@@ -819,7 +819,9 @@ fn schedule_graph(
                 && failures.iter().all(|f| {
                     f.contains(ILP_TIME_LIMIT) || f.contains(crate::st::pipeline::TOO_SLOW)
                 });
-            for op in unlowered.iter().filter(|_| !designed) {
+            // In a truncated graph the classes without an operator's lowering may have had
+            // equal forms the bound left unlowered: the bound is the reason given.
+            for op in unlowered.iter().filter(|_| !designed && !truncated) {
                 failures.push(format!(
                     "  (`{op}` has no lowering, and saturation found no equal program without it)"
                 ));
