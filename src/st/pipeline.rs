@@ -21,7 +21,7 @@ use super::design::Design;
 use super::late_rows::late_rows;
 use super::latency::insert_fifos;
 use super::layout::Layout;
-use super::unroll::unroll_reducers;
+use super::unroll::{has_reducers_to_unroll, unroll_reducers};
 use std::cell::OnceCell;
 
 mod walk;
@@ -200,6 +200,9 @@ fn unrolled_if_faster(
     strict: bool,
     chain: Pipelined,
 ) -> Result<Pipelined, String> {
+    if !has_reducers_to_unroll(d) {
+        return Ok(chain);
+    }
     let data = t.without_control();
     let reach = critical_path(&chain.design, &data)?.mhz;
     if reach >= mhz - 1e-6 {

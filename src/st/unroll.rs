@@ -109,6 +109,12 @@ pub fn unroll_reducers(d: &Design) -> Result<Option<Design>, String> {
     Ok(Some(out))
 }
 
+/// True when `d` has a chain [`unroll_reducers`] writes out: a scan of its nodes, without
+/// building anything.
+pub fn has_reducers_to_unroll(d: &Design) -> bool {
+    d.ids().any(|id| unrollable(d, id))
+}
+
 /// True for an unpipelined `reduce_s` chain of at least two links whose reducer is more
 /// than one operator on its parameter and whose elements [`zip`] can pair.
 fn unrollable(d: &Design, id: NodeId) -> bool {

@@ -795,7 +795,7 @@ fn schedule_graph(
         bounds.max_nodes = bounds.max_nodes.saturating_mul(4);
         // The first candidate, and the output's streaming layout where that is another
         // candidate: the bound can leave it unlowered behind the others
-        // (`truncated_loss_row_upsampling.seq` at s = 32: the first candidate,
+        // (`streaming_retry_row_upsampling.seq` at s = 32: the first candidate,
         // `(sseq 32 (tseq 1 31 uint8))`, builds 212.5 alone; the streaming
         // `(tseq 32 0 (sseq 1 uint8))`, 88.5, the baseline's).
         let mut retried = vec![candidates[0].clone()];
