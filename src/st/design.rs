@@ -10,6 +10,7 @@
 use super::check;
 use super::layout::Layout;
 use super::op::StOp;
+use crate::seq::op::AtomOp;
 use crate::util::fxhash::FxBuild;
 use indexmap::IndexSet;
 use std::collections::HashMap;
@@ -294,6 +295,21 @@ impl Design {
     /// Every body id.
     pub fn body_ids(&self) -> impl Iterator<Item = BodyId> {
         (0..self.bodies.len() as u32).map(BodyId)
+    }
+
+    /// The one atom operator reducer `body` applies to its zipped pair, possibly under
+    /// `map_s 1` layers (a reduction of `(sseq 1 t)` elements), or `None` when the reducer
+    /// is anything else: a link of one operator, which no register inside can split
+    /// (`super::unroll`), and, for `add`, the sums `super::late_rows` reorders.
+    pub fn reducer_atom(&self, body: BodyId) -> Option<&AtomOp> {
+        let node = self.node(self.body(body).root);
+        let on_param =
+            node.args.len() == 1 && matches!(self.node(node.args[0]).op, StOp::Arg(0, _));
+        match &node.op {
+            StOp::Atom(a) if on_param => Some(a),
+            StOp::MapS { n: 1, body } if on_param => self.reducer_atom(*body),
+            _ => None,
+        }
     }
 
     /// Number of bodies.

@@ -64,17 +64,9 @@ pub fn late_rows(
     Ok(r.changed.then_some(r.out))
 }
 
-/// The atom operator a reducer body applies, when it is `add` on its zipped pair, possibly
-/// under `map_s 1` layers (a reduction of `(sseq 1 t)` elements).
+/// True when reducer `body` is `add` on its zipped pair ([`Design::reducer_atom`]).
 fn sum_reducer(d: &Design, body: BodyId) -> bool {
-    let root = d.body(body).root;
-    let node = d.node(root);
-    let on_param = node.args.len() == 1 && matches!(d.node(node.args[0]).op, StOp::Arg(0, _));
-    match &node.op {
-        StOp::Atom(AtomOp::Add) => on_param,
-        StOp::MapS { n: 1, body } => on_param && sum_reducer(d, *body),
-        _ => false,
-    }
+    d.reducer_atom(body) == Some(&AtomOp::Add)
 }
 
 /// The atom layout of the elements of a `(sseq n e)` layout, when `e` is one atom.

@@ -24,17 +24,17 @@ use std::collections::HashMap;
 /// such chain. Chains whose elements are not atoms or sequences in space or time of them
 /// (seq-tuples) are left as they are.
 pub fn unroll_reducers(d: &Design) -> Result<Option<Design>, String> {
-    let mut out = Design::new(d.name.clone());
-    let mut map: HashMap<NodeId, NodeId> = HashMap::new();
-    let mut bmap: HashMap<BodyId, BodyId> = HashMap::new();
-    for i in &d.inputs {
-        map.insert(i.node, out.add_input(i.name.clone(), i.layout.clone())?);
-    }
     // The chains in the order of their ids: whatever one reaches (its input, and the bodies
     // that hold other chains) has a smaller id, so it is rebuilt before it.
     let chains: Vec<NodeId> = d.ids().filter(|&id| unrollable(d, id)).collect();
     if chains.is_empty() {
         return Ok(None);
+    }
+    let mut out = Design::new(d.name.clone());
+    let mut map: HashMap<NodeId, NodeId> = HashMap::new();
+    let mut bmap: HashMap<BodyId, BodyId> = HashMap::new();
+    for i in &d.inputs {
+        map.insert(i.node, out.add_input(i.name.clone(), i.layout.clone())?);
     }
     // the chains written out so far, seeded into every copy
     let mut replaced: HashMap<NodeId, NodeId> = HashMap::new();
@@ -116,25 +116,18 @@ pub fn has_reducers_to_unroll(d: &Design) -> bool {
 }
 
 /// True for an unpipelined `reduce_s` chain of at least two links whose reducer is more
-/// than one operator on its parameter and whose elements [`zip`] can pair.
+/// than one operator on its parameter ([`Design::reducer_atom`]) and whose elements
+/// [`zip`] can pair.
 fn unrollable(d: &Design, id: NodeId) -> bool {
     let StOp::ReduceS { n, body, regs } = &d.node(id).op else {
         return false;
     };
     let r = d.layout(d.body(*body).root);
-    *n >= 2 && regs.is_empty() && zippable(r) && !one_operator(d, *body) && !rebinds_arg(d, *body)
-}
-
-/// True when reducer `body` applies one atom operator to its parameter, possibly under
-/// `map_s 1` layers (a reduction of `(sseq 1 t)` elements): a link that cannot be split.
-fn one_operator(d: &Design, body: BodyId) -> bool {
-    let root = d.node(d.body(body).root);
-    let on_param = root.args.len() == 1 && matches!(d.node(root.args[0]).op, StOp::Arg(0, _));
-    match &root.op {
-        StOp::Atom(_) => on_param,
-        StOp::MapS { n: 1, body } => on_param && one_operator(d, *body),
-        _ => false,
-    }
+    *n >= 2
+        && regs.is_empty()
+        && zippable(r)
+        && d.reducer_atom(*body).is_none()
+        && !rebinds_arg(d, *body)
 }
 
 /// True when a body nested in reducer `body` has a parameter equal to the reducer's (the
