@@ -27,7 +27,8 @@
 //!   frame (every divisor of its 2,073,600 clocks) is out of reach, and the slower paper
 //!   slowdowns take longer (`docs/results.md` gives every paper slowdown's compile time);
 //!   ten samples of these two cases already take several minutes
-//!   (`cargo bench --bench schedule -- big`).
+//!   (`cargo bench --bench schedule -- big`); `explore_slowest` explores its slowest paper
+//!   slowdown alone (s = 6220800, a pixel every third clock), with its burst sources.
 //!
 //! - `aetherling_large_slowdown/...`: Aetherling's baseline (`schedule::aetherling::schedule`)
 //!   on `small/camera_16x8` and `small/demosaic_16x8` above their 128 clocks of pixels, at
@@ -242,6 +243,7 @@ fn big_app(c: &mut Criterion) {
     if !wanted(&[
         format!("big/schedule/{name}"),
         format!("big/explore/{name}"),
+        format!("big/explore_slowest/{name}"),
     ]) {
         return;
     }
@@ -263,6 +265,15 @@ fn big_app(c: &mut Criterion) {
     );
     group.bench_function(format!("explore/{name}"), |b| {
         b.iter(|| explore(&p, &slowdowns, &o).len())
+    });
+    // the slowest paper slowdown: a pixel every third clock, where the stream graph once
+    // measured buffered transposes of the whole frame (every atom walked)
+    let slowest = [6_220_800];
+    let rows = explore(&p, &slowest, &o);
+    let nodes: usize = rows.iter().map(|r| r.egraph_nodes).sum();
+    println!("big/explore_slowest/{name} (s = 6220800): stream graph {nodes} nodes");
+    group.bench_function(format!("explore_slowest/{name}"), |b| {
+        b.iter(|| explore(&p, &slowest, &o).len())
     });
     group.finish();
 }

@@ -589,3 +589,47 @@ fn lanes_that_do_not_nest_count_their_sources_over_the_crossing_block() {
     assert_eq!(src.counts.into_iter().collect::<Vec<_>>(), want.0);
     assert_eq!(src.tap_atoms, want.1);
 }
+
+/// What measuring a movement's area walks, which the stream graph bounds (`reshape_atoms`):
+/// a buffered transpose of a whole 1920x1080 frame (rows of three pixels turned into three
+/// rows, each over time) walks every atom, where a line buffer's row shift over the same
+/// frame reduces to a few periods, and an identity map takes its closed forms.
+#[test]
+fn a_frame_sized_transpose_is_costly_to_measure_and_a_line_buffer_is_not() {
+    let px = || Layout::Scalar(ScalarType::UInt32);
+    let a = Layout::tseq(691_200, 0, Layout::tseq(3, 0, px()));
+    let b = Layout::tseq(3, 0, Layout::tseq(691_200, 0, px()));
+    let op = StOp::Transpose {
+        no: 691_200,
+        ni: 3,
+        from: a.clone(),
+        to: b.clone(),
+    };
+    let transpose = Perm::of(&op, &a, &b).expect("a transpose moves data");
+    assert!(transpose.sources_analysis_atoms() > 1 << 16);
+    let frame = Layout::tseq(2_073_600, 0, px());
+    let shift = StOp::ShiftT {
+        n: 2_073_600,
+        i: 0,
+        amount: 1920,
+        elem: px(),
+        init: None,
+    };
+    let row = Perm::of(&shift, &frame, &frame).expect("a shift moves data");
+    assert!(
+        row.sources_analysis_atoms() <= 1 << 16,
+        "{}",
+        row.sources_analysis_atoms()
+    );
+    let c = Layout::tseq(540, 900, Layout::tseq(40, 5, Layout::sseq(3, px())));
+    let d = Layout::tseq(64_800, 0, px());
+    let reshape = StOp::Reshape {
+        from: c.clone(),
+        to: d.clone(),
+    };
+    let identity = Perm::of(&reshape, &c, &d).expect("a reshape moves data");
+    assert_eq!(
+        identity.sources_analysis_atoms(),
+        Perm::reshape_analysis_atoms(&c, &d)
+    );
+}

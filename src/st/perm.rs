@@ -241,6 +241,18 @@ impl Perm {
         reduced_for_latency(shape).input.atoms()
     }
 
+    /// Atoms the count of each lane's sources ([`Perm::lane_sources`]) walks after the
+    /// periodic reductions where no closed form applies: what measuring a data-movement
+    /// operator's area costs, which callers bound on frame-sized operators whose periods do
+    /// not line up (a buffered transpose of a whole frame: two million). An identity map
+    /// counts its sources in closed form; its bound is [`Perm::reshape_analysis_atoms`].
+    pub fn sources_analysis_atoms(&self) -> u64 {
+        if self.map == AtomMap::Identity {
+            return Perm::reshape_analysis_atoms(&self.input, &self.output);
+        }
+        reduced_for_sources(self.shape()).0.input.atoms()
+    }
+
     /// True if no atom is ever held: every read happens on the clock its source arrives, so
     /// the operator is wiring (and lane selection).
     pub fn is_wiring(&self) -> bool {

@@ -13,6 +13,7 @@ use super::extract::Choice;
 use super::graph::{How, StreamGraph};
 use crate::egraph::convert::{reroot, ExprBuilder};
 use crate::egraph::lang::SeqLang;
+use crate::st::Layout;
 use egg::{AstSize, Extractor, Id, Language, RecExpr};
 use std::collections::{HashMap, HashSet};
 
@@ -50,7 +51,17 @@ pub fn explain(g: &StreamGraph, choice: &Choice, root: usize) -> Result<Explanat
     }
     let mut lowering = Vec::new();
     let mut seen = HashSet::new();
-    lines(g, choice, root, 0, &all, &memo, &mut seen, &mut lowering);
+    lines(
+        g,
+        choice,
+        root,
+        0,
+        &[],
+        &all,
+        &memo,
+        &mut seen,
+        &mut lowering,
+    );
     Ok(Explanation {
         term: reroot(&all, r),
         lowering,
@@ -162,12 +173,16 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// The lowering's lines of class `c` and what it reads. `params` are the exact layouts of
+/// the enclosing body's parameters: a body's context is shared by parameters laid out with
+/// the same wires ([`super::graph`]), and a parameter is shown as the map passes it.
 #[allow(clippy::too_many_arguments)]
 fn lines(
     g: &StreamGraph,
     choice: &Choice,
     c: usize,
     depth: usize,
+    params: &[Layout],
     all: &RecExpr<SeqLang>,
     memo: &HashMap<usize, Id>,
     seen: &mut HashSet<usize>,
@@ -180,24 +195,23 @@ fn lines(
         .get(&c)
         .map(|id| clip(&reroot(all, *id).to_string(), 70))
         .unwrap_or_default();
+    let layout = match &*nd.how {
+        How::Arg(k, _) => params.get(usize::from(*k)).unwrap_or(&nd.out),
+        _ => &nd.out,
+    };
     if !seen.insert(c) {
         out.push(format!(
-            "{pad}{term} in {}: shared, built once (above)",
-            nd.out
+            "{pad}{term} in {layout}: shared, built once (above)"
         ));
         return;
     }
-    out.push(format!(
-        "{pad}{term} in {} <- {}",
-        nd.out,
-        describe(&nd.how)
-    ));
+    out.push(format!("{pad}{term} in {layout} <- {}", describe(&nd.how)));
     for (k, _) in &nd.kids {
-        lines(g, choice, *k, depth + 1, all, memo, seen, out);
+        lines(g, choice, *k, depth + 1, params, all, memo, seen, out);
     }
-    if let Some((b, params, _)) = &nd.body {
-        let ps: Vec<String> = params.iter().map(|p| p.to_string()).collect();
-        out.push(format!("{pad}  body ({}):", ps.join(", ")));
-        lines(g, choice, *b, depth + 2, all, memo, seen, out);
+    if let Some((b, ps, _)) = &nd.body {
+        let shown: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
+        out.push(format!("{pad}  body ({}):", shown.join(", ")));
+        lines(g, choice, *b, depth + 2, ps, all, memo, seen, out);
     }
 }

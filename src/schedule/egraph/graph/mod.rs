@@ -113,7 +113,9 @@ pub struct Bounds {
     /// (`StreamGraph::split_element_type`).
     pub small_value: u64,
     /// Reshapes whose layouts share too little periodic structure to analyse them in fewer
-    /// than this many atoms ([`crate::st::perm::Perm::reshape_analysis_atoms`]) are not offered.
+    /// than this many atoms ([`crate::st::perm::Perm::reshape_analysis_atoms`]) are not
+    /// offered, nor other data movement whose sources take more to count
+    /// ([`crate::st::perm::Perm::sources_analysis_atoms`]: a buffered transpose of a frame).
     pub reshape_atoms: u64,
     /// Stop expanding classes beyond this many stream nodes.
     pub max_nodes: usize,
@@ -187,7 +189,8 @@ fn addr<T>(r: &Rc<T>) -> usize {
 /// The stream graph over a saturated phase-1 e-graph.
 pub struct StreamGraph<'a> {
     eg: &'a SeqEGraph,
-    /// Contexts: `None` is the top level, `Some(params)` a body with those parameter layouts.
+    /// Contexts: `None` is the top level, `Some(params)` a body whose parameters have those
+    /// layouts or others with the same normal forms ([`StreamGraph::body_context`]).
     pub ctxs: IndexSet<Option<Vec<Layout>>, FxBuild>,
     /// The stream classes.
     pub classes: Vec<SClass>,
@@ -202,6 +205,8 @@ pub struct StreamGraph<'a> {
     caches: Caches,
     /// [`StreamGraph::request`]'s answers by context, e-class and interned layout.
     requests: HashMap<(usize, Id, usize), Option<usize>>,
+    /// Body contexts by the normal forms of their parameter layouts.
+    ctx_by_norm: HashMap<Vec<Layout>, usize>,
     bounds: Bounds,
     nodes: usize,
     /// True if [`Bounds::max_nodes`] stopped the expansion.
@@ -234,6 +239,7 @@ impl<'a> StreamGraph<'a> {
             spread_queue: VecDeque::new(),
             caches,
             requests: HashMap::default(),
+            ctx_by_norm: HashMap::default(),
             bounds,
             nodes: 0,
             truncated: false,
@@ -396,6 +402,23 @@ impl<'a> StreamGraph<'a> {
             }
         }
         Some(idx)
+    }
+
+    /// The body context of parameters laid out as `ls`: one per tuple of normal forms.
+    /// Parameters whose layouts have equal normal forms put every atom on the same lane
+    /// and clock, so their bodies are one sub-problem: a map whose parameters are laid out
+    /// otherwise passes them in through wiring ([`super::extract::Builder`] fixes every
+    /// port's exact layout), as a class serves all its views. Keyed by exact layouts, the
+    /// bodies of first_layer_pyr at s = 16 took 3424 contexts for 890 distinct ones, two
+    /// thirds of the graph's nodes.
+    pub(super) fn body_context(&mut self, ls: &[Layout]) -> usize {
+        let norm: Vec<Layout> = ls.iter().map(Layout::normalize).collect();
+        if let Some(c) = self.ctx_by_norm.get(&norm) {
+            return *c;
+        }
+        let c = self.ctxs.insert_full(Some(ls.to_vec())).0;
+        self.ctx_by_norm.insert(norm, c);
+        c
     }
 
     /// The class of a key, if it exists.

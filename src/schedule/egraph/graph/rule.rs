@@ -97,7 +97,7 @@ impl StreamGraph<'_> {
                         let (Some(f), Some(out)) = (body, ls.pop()) else {
                             return false;
                         };
-                        let bctx = self.ctxs.insert_full(Some(ls.clone())).0;
+                        let bctx = self.body_context(&ls);
                         self.request(bctx, f, &out)
                             .map(|kb| body_node = Some((kb, ls, out)))
                             .is_some()
