@@ -1,7 +1,8 @@
 //! Sharing a 3x3 stencil's row sums (docs/rules.md section 8): the hand-written row-sum
 //! forms of conv2d and sharpen (`tests/data/egraph/rowsum/`) compute what the examples
-//! compute and schedule to smaller designs; map and shift commute (`map-shift`, set
-//! `extra`) only for a function that keeps don't-care.
+//! compute, and the examples, as written, schedule to designs as small (the search finds
+//! the sharing); map and shift commute (`map-shift`, set `extra`) only for a function that
+//! keeps don't-care.
 
 use std::path::Path;
 use std::process::Command;
@@ -37,10 +38,13 @@ fn row_sum_forms_equal_the_examples_in_the_interpreter() {
 }
 
 /// The e-graph scheduler's extraction counts a shared value once: the row-sum form's
-/// horizontal sums feed three consumers (this row, and the two row delays) and its design
-/// is smaller than the example's at every fast paper slowdown.
+/// horizontal sums feed three consumers (this row, and the two row delays), and the
+/// example as written schedules to a design as small at every fast paper slowdown, its
+/// row sums shared by `stencil-rows`. (The model once had the forms 7-13% smaller: the
+/// example's designs kept 16 more shifts by a weight, priced as barrel shifters where the
+/// RTL writes wires; Yosys gives both conv2d designs at s = 1 369 LUTs and 541 FFs.)
 #[test]
-fn row_sum_forms_schedule_to_smaller_designs() {
+fn the_examples_schedule_as_small_as_their_row_sum_forms() {
     let o = egraph::Options::default();
     for (app, form) in FORMS {
         let (a, b) = (load(app), load(form));
@@ -48,10 +52,10 @@ fn row_sum_forms_schedule_to_smaller_designs() {
             let da = egraph::schedule(&a, s, &o).unwrap();
             let db = egraph::schedule(&b, s, &o).unwrap();
             assert!(
-                db.area < da.area,
-                "{form} at s = {s}: {} against {app}'s {}",
-                db.area,
-                da.area
+                da.area <= db.area + 1e-9,
+                "{app} at s = {s}: {} against the row-sum form's {}",
+                da.area,
+                db.area
             );
         }
     }

@@ -128,3 +128,84 @@ fn the_reshape_bound_is_below_the_area() {
     }
     assert!(held > 0, "no reshape among them stores data");
 }
+
+#[test]
+fn weights_zipped_into_lanes_are_priced_as_the_multiplies_by_each_weight() {
+    // A kernel's weights reach each lane's multiply through a parameter: the RTL writes
+    // every lane as the multiply by its own weight (shifts and adds), so the model prices
+    // each lane as that multiply written with the literal in its place.
+    let zipped = |weights: &str, n: u64| {
+        area(&design(&format!(
+            "(input I (sseq {n} uint8))\n\
+             (output (map_s {n} (fn (p) (mul p))\n\
+               (map2_s {n} (fn (x w) (atuple x w)) I (const (sseq {n} uint8) ({weights})))))"
+        )))
+        .total
+    };
+    let literal = |c: u64| {
+        area(&design(&format!(
+            "(input I uint8)\n(output (mul (atuple I (const uint8 {c}))))"
+        )))
+        .total
+    };
+    let lanes = zipped("1 3 5 8 7", 5);
+    let alone = [1, 3, 5, 8, 7]
+        .into_iter()
+        .map(literal)
+        .fold(tessera::st::area::Area::default(), |a, b| a + b);
+    assert_eq!(lanes, alone);
+    assert_eq!(lanes.dsp, 0);
+    assert!(lanes.logic > 0, "3, 5 and 7 take adders");
+    // the same weight on every lane: one variant, priced once per lane
+    assert_eq!(zipped("3 3 3 3", 4), literal(3) * 4);
+    // shifts by constant amounts are wiring on every lane
+    let shifts = area(&design(
+        "(input I (sseq 3 uint8))\n\
+         (output (map_s 3 (fn (p) (lsl p))\n\
+           (map2_s 3 (fn (x a) (atuple x a)) I (const (sseq 3 uint8) (0 1 2)))))",
+    ))
+    .total;
+    assert_eq!(shifts.logic, 0, "{shifts:?}");
+}
+
+#[test]
+fn weights_that_change_with_the_clock_take_a_multiplier() {
+    // one lane reading a table of weights by phase: the RTL writes a general multiply
+    let t = area(&design(
+        "(input I (tseq 4 0 uint8))\n\
+         (output (map_t 4 0 (fn (p) (mul p))\n\
+           (map2_t 4 0 (fn (x w) (atuple x w)) I (const (tseq 4 0 uint8) (1 3 5 8)))))",
+    ))
+    .total;
+    assert_eq!(t.dsp, 1, "{t:?}");
+    // the same table held one weight per lane is no multiplier at all
+    let s = area(&design(
+        "(input I (tseq 4 0 (sseq 1 uint8)))\n\
+         (output (map_t 4 0 (fn (v) (map_s 1 (fn (p) (mul p)) v))\n\
+           (map2_t 4 0 (fn (x w) (map2_s 1 (fn (a b) (atuple a b)) x w)) I\n\
+             (const (tseq 4 0 (sseq 1 uint8)) ((3) (3) (3) (3))))))",
+    ))
+    .total;
+    assert_eq!(s.dsp, 0, "{s:?}");
+}
+
+#[test]
+fn constants_keep_their_lanes_through_data_movement_and_fold_with_constants() {
+    // a FIFO delays the weights; every lane still holds one
+    let delayed = area(&design(
+        "(input I (sseq 2 uint8))\n\
+         (output (map_s 2 (fn (p) (mul p))\n\
+           (map2_s 2 (fn (x w) (atuple x w)) I\n\
+             (fifo (sseq 2 uint8) 2 (const (sseq 2 uint8) (4 8))))))",
+    ))
+    .total;
+    assert_eq!((delayed.logic, delayed.dsp), (0, 0), "{delayed:?}");
+    // an operator of two constants is folded by synthesis
+    let folded = area(&design(
+        "(input I (sseq 2 uint8))\n\
+         (output (map2_s 2 (fn (a b) (mul (atuple a b)))\n\
+           (const (sseq 2 uint8) (3 5)) (const (sseq 2 uint8) (7 9))))",
+    ))
+    .total;
+    assert_eq!((folded.logic, folded.dsp), (0, 0), "{folded:?}");
+}

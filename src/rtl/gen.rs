@@ -9,12 +9,12 @@
 use super::atoms::{atom_expr, Consts};
 use super::dont_care::dont_care_lanes;
 use super::encode::atom_lit;
-use super::known::{generator_lanes, movement_lanes, Known};
 use super::movement::gen_move;
 use super::netlist::{ident, Dir, Expr, Module, Sig};
 use super::scope::{Scope, Storage};
 use super::RtlOptions;
 use crate::seq::value::Value;
+use crate::st::known::{generator_lanes, movement_lanes, Known};
 use crate::st::latency::LatencyReport;
 use crate::st::perm::Perm;
 use crate::st::stream::flatten;

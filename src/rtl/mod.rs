@@ -20,7 +20,6 @@ pub mod encode;
 pub mod estimate;
 pub mod fmax;
 pub mod gen;
-pub mod known;
 pub mod lint;
 pub mod movement;
 pub mod netlist;

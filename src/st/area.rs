@@ -14,6 +14,7 @@
 
 use super::compare::NarrowLt;
 use super::design::{Design, NodeId};
+use super::known::{node_lanes, Known};
 use super::layout::Layout;
 use super::op::StOp;
 use super::perm::{AtomMap, Perm};
@@ -117,7 +118,7 @@ pub struct AreaReport {
 /// Computes the area of a design.
 pub fn area(d: &Design) -> AreaReport {
     let mut r = AreaReport::default();
-    scope_area(d, d.output(), 1, &mut r);
+    scope_area(d, d.output(), 1, &[], &mut r);
     // synthesis keeps one flip-flop of those with the same input
     let m = super::merged::merged_register_bits(d);
     for (op, bits) in [("fifo", m.fifo), ("reduce_s", m.reduce_s)] {
@@ -130,10 +131,25 @@ pub fn area(d: &Design) -> AreaReport {
     r
 }
 
-fn scope_area(d: &Design, root: NodeId, mult: u64, r: &mut AreaReport) {
+/// What is known of a node's lanes ([`super::known`]); `None` when nothing is, as in most
+/// scopes, which then cost no knowledge at all.
+type Lanes = Option<Vec<Known>>;
+
+/// Adds to `r` the area of `mult` hardware copies of the scope computing `root`, whose
+/// parameters' lanes are known as `params` (`None`: nothing known), and returns what is
+/// known of the root's lanes. A body is costed once per distinct knowledge of its
+/// parameters, as the RTL builds one variant per distinct knowledge: a kernel's weights
+/// zipped with the pixels reach each lane's multiply as constants, which the RTL writes as
+/// shifts and adds.
+fn scope_area(d: &Design, root: NodeId, mult: u64, params: &[Lanes], r: &mut AreaReport) -> Lanes {
+    let mut know: HashMap<NodeId, Lanes, FxBuild> = HashMap::default();
     for id in d.scope(root) {
         let node = d.node(id);
-        let own = own_area(d, id) * mult;
+        let args: Vec<&Lanes> = node.args.iter().map(|a| &know[a]).collect();
+        let own = match &node.op {
+            StOp::Atom(a) => atom_area(d, *a, node.args[0], args[0].as_ref().map(|k| &k[0])),
+            _ => own_area(d, id),
+        } * mult;
         // Inputs and parameters are ports, not hardware.
         if !matches!(node.op, StOp::Input(_) | StOp::Arg(..)) {
             let e = r.by_op.entry(node.op.name().to_string()).or_default();
@@ -141,18 +157,134 @@ fn scope_area(d: &Design, root: NodeId, mult: u64, r: &mut AreaReport) {
             e.1 += own;
         }
         r.total += own;
-        match &node.op {
+        let lanes = match &node.op {
+            StOp::Input(_) => None,
+            StOp::Arg(k, _) => params.get(usize::from(*k)).cloned().flatten(),
             StOp::MapS { n, body } | StOp::Map2S { n, body } => {
-                scope_area(d, d.body(*body).root, mult * n, r)
+                lanes_area(d, d.body(*body).root, *n, mult, &args, r)
             }
-            StOp::ReduceS { n, body, .. } => scope_area(d, d.body(*body).root, mult * (n - 1), r),
-            StOp::MapT { body, .. }
-            | StOp::Map2T { body, .. }
-            | StOp::ReduceT { body, .. }
-            | StOp::Stall { body, .. } => scope_area(d, d.body(*body).root, mult, r),
-            _ => {}
-        }
+            StOp::ReduceS { n, body, .. } => {
+                reduce_area(d, d.layout(id), d.body(*body).root, *n, mult, args[0], r)
+            }
+            StOp::MapT { body, .. } | StOp::Map2T { body, .. } | StOp::Stall { body, .. } => {
+                let all: Vec<Lanes> = args.iter().map(|a| (*a).clone()).collect();
+                scope_area(d, d.body(*body).root, mult, &all, r)
+            }
+            StOp::ReduceT { n, body, .. } => {
+                // the accumulator is never known; the element may be
+                let elem = args[0]
+                    .as_ref()
+                    .map(|k| k.iter().map(|k| Known::pair(&Known::Unknown, k)).collect());
+                scope_area(d, d.body(*body).root, mult, &[elem], r);
+                if *n == 1 {
+                    args[0].clone()
+                } else {
+                    None
+                }
+            }
+            StOp::Const { .. } | StOp::Counter { .. } => node_lanes(d, id, &[]),
+            _ if args.iter().all(|a| a.is_none()) => None,
+            _ => {
+                let full: Vec<Vec<Known>> = node
+                    .args
+                    .iter()
+                    .zip(&args)
+                    .map(|(a, k)| known_or_not(k, d.layout(*a)))
+                    .collect();
+                let refs: Vec<&[Known]> = full.iter().map(Vec::as_slice).collect();
+                node_lanes(d, id, &refs)
+            }
+        };
+        know.insert(id, lanes.filter(|k| k.iter().any(|k| !k.is_unknown())));
     }
+    know.remove(&root).flatten()
+}
+
+/// The lanes of a node of layout `l` known as `k`, every one of them listed.
+fn known_or_not(k: &Lanes, l: &Layout) -> Vec<Known> {
+    k.clone()
+        .unwrap_or_else(|| vec![Known::Unknown; l.lanes() as usize])
+}
+
+/// The area of `map_s n` / `map2_s n` instances of the body computing `root` (`mult`
+/// copies of the map), its arguments' lanes known as `args`: one costing per distinct
+/// knowledge of an instance's parameters, times the instances that have it. Returns what
+/// is known of the map's lanes (each instance's, in lane order).
+fn lanes_area(
+    d: &Design,
+    root: NodeId,
+    n: u64,
+    mult: u64,
+    args: &[&Lanes],
+    r: &mut AreaReport,
+) -> Lanes {
+    if args.iter().all(|a| a.is_none()) {
+        let out = scope_area(d, root, mult * n, &vec![None; args.len()], r);
+        return out.map(|k| (0..n).flat_map(|_| k.iter().cloned()).collect());
+    }
+    // each instance's parameters: its slice of every argument's lanes
+    let instance = |j: usize| -> Vec<Lanes> {
+        args.iter()
+            .map(|a| {
+                a.as_ref().map(|k| {
+                    let w = k.len() / n as usize;
+                    k[j * w..(j + 1) * w].to_vec()
+                })
+            })
+            .collect()
+    };
+    let mut groups: IndexMap<Vec<Lanes>, u64, FxBuild> = IndexMap::default();
+    for j in 0..n as usize {
+        *groups.entry(instance(j)).or_default() += 1;
+    }
+    let mut outs: HashMap<Vec<Lanes>, Lanes, FxBuild> = HashMap::default();
+    for (params, count) in &groups {
+        let out = scope_area(d, root, mult * count, params, r);
+        outs.insert(params.clone(), out);
+    }
+    let per: Vec<&Lanes> = (0..n as usize).map(|j| &outs[&instance(j)]).collect();
+    if per.iter().all(|o| o.is_none()) {
+        return None;
+    }
+    let w = d.layout(root).lanes();
+    let unknown = vec![Known::Unknown; w as usize];
+    Some(
+        per.into_iter()
+            .flat_map(|o| o.as_ref().unwrap_or(&unknown).clone())
+            .collect(),
+    )
+}
+
+/// The area of the `n - 1` links of a `reduce_s n` (`mult` copies) of layout `out`, each
+/// an instance of the body computing `root` on the pair (accumulator, next element), its
+/// input's lanes known as `input`. Returns what is known of the result's lanes.
+fn reduce_area(
+    d: &Design,
+    out: &Layout,
+    root: NodeId,
+    n: u64,
+    mult: u64,
+    input: &Lanes,
+    r: &mut AreaReport,
+) -> Lanes {
+    let Some(k) = input else {
+        // one costing for every link (nothing to know), as for n = 1 (no link at all)
+        let acc = scope_area(d, root, mult * n.saturating_sub(1), &[None], r);
+        return if n == 1 { None } else { acc };
+    };
+    let lanes = out.lanes() as usize;
+    let mut acc: Lanes = Some(k[..lanes].to_vec());
+    for j in 1..n as usize {
+        let a = known_or_not(&acc, out);
+        let zk: Vec<Known> = a
+            .iter()
+            .zip(&k[j * lanes..(j + 1) * lanes])
+            .map(|(a, b)| Known::pair(a, b))
+            .collect();
+        let zk = Some(zk).filter(|z| z.iter().any(|k| !k.is_unknown()));
+        acc = scope_area(d, root, mult, &[zk], r);
+    }
+    acc
 }
 
 /// The words of pipeline registers in a `reduce_s n` chain with registers after the links
@@ -228,7 +360,7 @@ pub fn own_area(d: &Design, id: NodeId) -> Area {
         ..Area::default()
     };
     match &node.op {
-        StOp::Atom(a) => atom_area(d, *a, node.args[0]),
+        StOp::Atom(a) => atom_area(d, *a, node.args[0], None),
         StOp::Const { layout, .. } => {
             let p = layout.clocks();
             if p == 1 {
@@ -450,7 +582,9 @@ fn const_operand(d: &Design, pair: NodeId, k: usize) -> Option<u64> {
     }
 }
 
-fn atom_area(d: &Design, op: AtomOp, arg: NodeId) -> Area {
+/// The area of atom operator `op` on node `arg`, whose one lane is known as `known` (what
+/// its scope's walk knows), or, without it, from a constant in its own scope.
+fn atom_area(d: &Design, op: AtomOp, arg: NodeId, known: Option<&Known>) -> Area {
     let input = d.layout(arg);
     let first = match input {
         Layout::ATuple(a, _) => a.as_ref(),
@@ -462,14 +596,28 @@ fn atom_area(d: &Design, op: AtomOp, arg: NodeId) -> Area {
         logic,
         ..Area::default()
     };
-    let konst = || const_operand(d, arg, 1).or_else(|| const_operand(d, arg, 0));
+    let operand = |k: usize| match known {
+        Some(known) => {
+            let (l, r) = known.parts();
+            if k == 0 {
+                l.scalar()
+            } else {
+                r.scalar()
+            }
+        }
+        None => const_operand(d, arg, k),
+    };
+    // an operator of constants is folded by synthesis
+    if matches!(known, Some(Known::Value(_))) {
+        return Area::default();
+    }
+    let konst = || operand(1).or_else(|| operand(0));
     match op {
         AtomOp::Abs => logic(if signed { b } else { 0 }),
         AtomOp::Not | AtomOp::And | AtomOp::Or => logic(1),
         AtomOp::Add | AtomOp::Sub => logic(b),
         AtomOp::Lt => {
-            let konst = (const_operand(d, arg, 0), const_operand(d, arg, 1));
-            match NarrowLt::of_lt(input, konst) {
+            match NarrowLt::of_lt(input, (operand(0), operand(1))) {
                 None => logic(b),
                 Some(NarrowLt::Always(_)) => Area::default(),
                 // 4-input LUTs over the bits read, each taking three more (the comparison
@@ -492,14 +640,14 @@ fn atom_area(d: &Design, op: AtomOp, arg: NodeId) -> Area {
                 ..Area::default()
             },
         },
-        AtomOp::Div => match const_operand(d, arg, 1) {
+        AtomOp::Div => match operand(1) {
             Some(c) => logic(shift_add(c) * (b + 8)),
             None => Area {
                 dsp: (b + 8).div_ceil(18).pow(2),
                 ..Area::default()
             },
         },
-        AtomOp::Lsl | AtomOp::Lsr => match const_operand(d, arg, 1) {
+        AtomOp::Lsl | AtomOp::Lsr => match operand(1) {
             Some(_) => Area::default(),
             None => logic(b * clog2(b).div_ceil(2)),
         },

@@ -263,6 +263,31 @@ impl Layout {
         (0..self.clocks()).map(|c| self.lane_atoms(c)).collect()
     }
 
+    /// For every flat atom: its lane. A walk over the atoms, not the clocks, so a layout of
+    /// a few atoms over millions of clocks costs as few.
+    pub fn atom_lanes(&self) -> Vec<u64> {
+        let mut out = Vec::with_capacity(self.atoms() as usize);
+        self.push_atom_lanes(0, &mut out);
+        out
+    }
+
+    fn push_atom_lanes(&self, base: u64, out: &mut Vec<u64>) {
+        match self {
+            Layout::Scalar(_) | Layout::ATuple(..) => out.push(base),
+            Layout::STuple(n, t) | Layout::SSeq(n, t) => {
+                let l = t.lanes();
+                for j in 0..*n {
+                    t.push_atom_lanes(base + j * l, out);
+                }
+            }
+            Layout::TSeq(n, _, t) => {
+                for _ in 0..*n {
+                    t.push_atom_lanes(base, out);
+                }
+            }
+        }
+    }
+
     /// For every flat atom: the clock it is on and its lane.
     pub fn atom_positions(&self) -> Vec<(u64, u64)> {
         let mut pos = vec![(0, 0); self.atoms() as usize];
@@ -442,6 +467,21 @@ mod tests {
         assert_eq!(t.lanes(), 2);
         assert_eq!(t.atoms(), 12);
         assert_eq!(t.bits_per_clock(), 16);
+    }
+
+    #[test]
+    fn atom_lanes_are_the_lanes_of_the_clock_walk() {
+        let layouts = [
+            Layout::tseq(2, 1, Layout::sseq(2, Layout::tseq(3, 1, int()))),
+            Layout::sseq(3, Layout::tseq(2, 0, Layout::sseq(2, int()))),
+            Layout::tseq(4, 2, Layout::stuple(3, Layout::tseq(1, 2, int()))),
+            Layout::sseq(2, Layout::sseq(3, int())),
+            Layout::tseq(1_000_000, 3, int()),
+        ];
+        for l in layouts {
+            let walked: Vec<u64> = l.atom_positions().into_iter().map(|p| p.1).collect();
+            assert_eq!(l.atom_lanes(), walked, "{l}");
+        }
     }
 
     #[test]

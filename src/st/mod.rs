@@ -21,6 +21,7 @@ pub mod delay;
 pub mod design;
 pub mod dot;
 pub mod estimate;
+pub mod known;
 pub mod late_rows;
 pub mod latency;
 pub mod layout;

@@ -44,22 +44,17 @@ pub enum Steady<'a> {
 }
 
 /// Per lane of layout `l` carrying `atoms` (flat order): whether it holds one atom over the
-/// period. A generator's steady lane is a constant to the RTL (`rtl::known`) and to the
-/// delay model; a lane that takes several in turn is a table read by phase.
+/// period. A generator's steady lane is a constant to the RTL, the area model (`st::known`)
+/// and the delay model; a lane that takes several in turn is a table read by phase.
 pub fn steady_lanes<'a>(l: &Layout, atoms: &'a [Value]) -> Vec<Steady<'a>> {
     let mut out = vec![Steady::Idle; l.lanes() as usize];
-    for c in 0..l.clocks() {
-        let Some(idx) = l.lane_atoms(c) else {
-            continue;
+    for (v, k) in atoms.iter().zip(l.atom_lanes()) {
+        let k = k as usize;
+        out[k] = match out[k] {
+            Steady::Idle => Steady::One(v),
+            Steady::One(prev) if prev == v => Steady::One(prev),
+            _ => Steady::Many,
         };
-        for (k, a) in idx.iter().enumerate() {
-            let v = &atoms[*a as usize];
-            out[k] = match out[k] {
-                Steady::Idle => Steady::One(v),
-                Steady::One(prev) if prev == v => Steady::One(prev),
-                _ => Steady::Many,
-            };
-        }
     }
     out
 }

@@ -493,7 +493,7 @@ impl<'d> Walk<'d> {
 }
 
 /// True when every lane of a generator of layout `l` and value `value` carries one atom on
-/// every clock: the RTL writes such a lane as a constant (`rtl::known`), and a multiply or
+/// every clock: the RTL writes such a lane as a constant (`st::known`), and a multiply or
 /// shift by it as wiring and adders. A lane whose atom changes with the clock is a table
 /// read, and what uses it is general logic (a multiplier, a barrel shifter).
 fn lanes_hold_one_atom(l: &Layout, value: &Value) -> bool {
@@ -502,7 +502,7 @@ fn lanes_hold_one_atom(l: &Layout, value: &Value) -> bool {
 
 /// True when every output lane of `p` takes its atoms from one input lane (or one shift's
 /// init; don't-care fills aside): a lane that takes turns between input lanes changes with the clock, so what was
-/// known of the input's constants does not hold for it (as `rtl::known` decides).
+/// known of the input's constants does not hold for it (as `st::known` decides).
 fn lanes_from_one_source(p: &Perm) -> bool {
     let in_lane: Vec<u64> = p.input.atom_positions().iter().map(|a| a.1).collect();
     let mut lane: Vec<Option<u64>> = vec![None; p.output.lanes() as usize];
