@@ -30,6 +30,9 @@
 //!   (`cargo bench --bench schedule -- big`); `explore_slowest` explores its slowest paper
 //!   slowdown alone (s = 6220800, a pixel every third clock), with its burst sources.
 //!
+//! - `big_camera/explore_one/camera`: `tessera explore examples/camera.seq --slowdowns
+//!   129600` (default clock, baseline column, its eight burst sources).
+//!
 //! - `aetherling_large_slowdown/...`: Aetherling's baseline (`schedule::aetherling::schedule`)
 //!   on `small/camera_16x8` and `small/demosaic_16x8` above their 128 clocks of pixels, at
 //!   s = 288 and at four times that (s = 1152): every layout has idle clocks there and the
@@ -278,6 +281,37 @@ fn big_app(c: &mut Criterion) {
     group.finish();
 }
 
+/// What `tessera explore examples/camera.seq --slowdowns 129600` runs: the default clock, the
+/// baseline column, the four largest burst sources dividing 129600 and the four largest
+/// that do not (issue 16 wants one slowdown of a 1920x1080 app under 10 s).
+fn big_camera(c: &mut Criterion) {
+    let name = "camera";
+    if !wanted(&[format!("big_camera/explore_one/{name}")]) {
+        return;
+    }
+    let mut group = c.benchmark_group("big_camera");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(1));
+    let o = Options {
+        clock: Some(Clock::default_target()),
+        ..Options::default()
+    };
+    let p = load(name);
+    let one = [129_600];
+    let rows = explore(&p, &one, &o);
+    println!(
+        "big_camera/explore_one/{name} (s = 129600): stream graph {} nodes, area {:?}",
+        rows[0].egraph_nodes, rows[0].area
+    );
+    group.bench_function(format!("explore_one/{name}"), |b| {
+        b.iter(|| explore(&p, &one, &o).len())
+    });
+    group.finish();
+}
+
 fn aetherling_large_slowdown(c: &mut Criterion) {
     let mut group = c.benchmark_group("aetherling_large_slowdown");
     group
@@ -378,6 +412,7 @@ criterion_group!(
     explore_at_clock,
     explore_default,
     big_app,
+    big_camera,
     aetherling_large_slowdown,
     random_programs
 );

@@ -70,24 +70,35 @@ fn stencil_underutil() {
     check("examples/seed/stencil_underutil.seq", &[1, 2, 3, 6, 12]);
 }
 
-/// A time budget stops the baseline between candidate output layouts with an error that
-/// says how far it got; a generous one changes nothing.
+/// A time or step budget stops the baseline between candidate output layouts with an error
+/// that says how far it got; a generous one changes nothing.
 #[test]
 fn a_budget_stops_the_baseline_without_a_partial_answer() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/conv2d.seq");
     let p = load_program(&path).unwrap();
-    let Err(e) = aetherling::schedule_within(&p, 16, Some(std::time::Duration::ZERO)) else {
-        panic!("a zero budget stops it");
-    };
-    assert!(
-        e.contains("did not finish slowdown 16") && e.contains("output layouts costed"),
-        "{e}"
-    );
     let full = aetherling::schedule(&p, 16).unwrap();
-    let within =
-        aetherling::schedule_within(&p, 16, Some(std::time::Duration::from_secs(3600))).unwrap();
-    assert_eq!(full.area, within.area);
-    assert_eq!(full.design.to_text(), within.design.to_text());
+    for (budget, within) in [(Some(std::time::Duration::ZERO), None), (None, Some(1))] {
+        let tight = aetherling::Budget {
+            time: budget,
+            steps: within,
+        };
+        let Err(e) = aetherling::schedule_within(&p, 16, tight) else {
+            panic!("a zero budget stops it");
+        };
+        assert!(
+            e.contains(aetherling::OVER_BUDGET)
+                && e.contains("at slowdown 16")
+                && e.contains("output layouts costed"),
+            "{e}"
+        );
+        let generous = aetherling::Budget {
+            time: budget.map(|_| std::time::Duration::from_secs(3600)),
+            steps: within.map(|_| 1_000_000),
+        };
+        let got = aetherling::schedule_within(&p, 16, generous).unwrap();
+        assert_eq!(full.area, got.area);
+        assert_eq!(full.design.to_text(), got.design.to_text());
+    }
 }
 
 /// Above a 16x8 frame's 128 clocks every layout has idle clocks, and the lowering runs

@@ -363,3 +363,38 @@ fn explore_gives_the_baselines_clock() {
     let line = out.lines().nth(1).unwrap();
     assert!(line.contains(&format!("@{want:.0}MHz")), "{line}");
 }
+
+/// The baseline column has a budget in lowering steps: past it the row says "over budget"
+/// (JSON: `baseline_over_budget`) and keeps the e-graph's design; within it, and with no
+/// limit (`--baseline-steps 0`), the column is the baseline's area, as by default.
+#[test]
+fn explore_marks_a_baseline_over_its_budget() {
+    let file = "examples/conv2d.seq";
+    let explore = |extra: &[&str]| {
+        let mut args = vec!["explore", file, "--slowdowns", "16", "--json"];
+        args.extend_from_slice(extra);
+        json(&args)["rows"][0].clone()
+    };
+    let default = explore(&[]);
+    assert_eq!(default["baseline_over_budget"], false, "{default}");
+    assert!(default["baseline"].as_f64().is_some(), "{default}");
+    let tight = explore(&["--baseline-steps", "1"]);
+    assert_eq!(tight["baseline_over_budget"], true, "{tight}");
+    assert!(tight["baseline"].is_null(), "{tight}");
+    assert_eq!(tight["area"], default["area"], "{tight}");
+    for steps in ["0", "1000000"] {
+        let row = explore(&["--baseline-steps", steps]);
+        assert_eq!(row["baseline_over_budget"], false, "{row}");
+        assert_eq!(row["baseline"], default["baseline"], "{row}");
+    }
+    let (code, out, _) = tessera(&[
+        "explore",
+        file,
+        "--slowdowns",
+        "16",
+        "--baseline-steps",
+        "1",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.lines().nth(1).unwrap().contains("over budget"), "{out}");
+}

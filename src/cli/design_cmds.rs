@@ -239,7 +239,7 @@ pub(super) fn area_doc(d: &Design) -> serde_json::Value {
         .map(|(k, (n, a))| {
             let mut j = area_json(a, &w);
             j["instances"] = (*n).into();
-            (k.clone(), j)
+            (k.to_string(), j)
         })
         .collect();
     serde_json::json!({

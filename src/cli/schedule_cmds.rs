@@ -457,12 +457,13 @@ fn nearest_feasible(p: &Program, s: u64) -> Vec<u64> {
     below.into_iter().chain(above).collect()
 }
 
-/// `tessera explore FILE.seq [--slowdowns LIST | --max-slowdown N] [--json]`.
+/// `tessera explore FILE.seq [--slowdowns LIST | --max-slowdown N] [--json]`; `baseline`:
+/// the baseline column, with its step budget (`None` in it: no limit).
 pub fn explore(
     file: &Path,
     list: Option<&str>,
     max: Option<u64>,
-    baseline: bool,
+    baseline: Option<Option<u64>>,
     json: bool,
     clock: Option<Clock>,
     progress: crate::util::progress::Reporter,
@@ -473,7 +474,8 @@ pub fn explore(
         slowdowns.retain(|s| *s <= m);
     }
     let o = egraph::Options {
-        baseline,
+        baseline: baseline.is_some(),
+        baseline_steps: baseline.flatten(),
         clock,
         progress,
         ..egraph::Options::default()
@@ -538,6 +540,7 @@ pub fn explore(
 /// (one of its operators caps it): its area is then not at the same clock.
 fn baseline_cell(r: &egraph::Row) -> String {
     match (r.baseline, r.baseline_clock_mhz, r.clock_mhz) {
+        (None, ..) if r.baseline_over_budget => "over budget".to_string(),
         (None, ..) => "-".to_string(),
         (Some(a), Some(b), Some(c)) if b < c - 0.05 => format!("{a:.1} @{b:.0}MHz"),
         (Some(a), ..) => format!("{a:.1}"),
@@ -550,7 +553,8 @@ const EXPLORE_LEGEND: &str = "
 slowdown      clocks per frame; throughput = output atoms per clock
 area          model area of the e-graph scheduler's design (docs/area-model.md), pipelined
               for the clock; baseline = Aetherling's algorithm, a register after every operator,
-              with its modelled clock (@) where that is below the e-graph design's
+              with its modelled clock (@) where that is below the e-graph design's, or
+              \"over budget\" where it lowered more nodes than --baseline-steps allows
 pareto        * where no other row is at least as fast and at most as large (one strictly)
 MHz, Mpx/s    the design's modelled clock on the target device (docs/timing.md) and output
               atoms (pixels) per microsecond at that clock

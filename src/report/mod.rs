@@ -351,7 +351,11 @@ pub fn run(apps: &[App], o: &ReportOptions) -> Result<Report, String> {
             let eg = egraph::schedule_among(p, s, &o.schedule, &app.slowdowns, &mut memo);
             let egraph_ms = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
-            let base = aetherling::schedule_within(p, s, o.baseline_budget);
+            let budget = aetherling::Budget {
+                time: o.baseline_budget,
+                steps: None,
+            };
+            let base = aetherling::schedule_within(p, s, budget);
             let baseline_ms = t.elapsed().as_secs_f64() * 1e3;
             let mut row = Row {
                 slowdown: s,

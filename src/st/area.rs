@@ -109,7 +109,7 @@ pub struct AreaReport {
     /// The sum.
     pub total: Area,
     /// Per operator name: hardware instances and their summed area, in first-seen order.
-    pub by_op: IndexMap<String, (u64, Area)>,
+    pub by_op: IndexMap<&'static str, (u64, Area)>,
     /// Pipeline register bits that repeat a register the design already holds, counted once
     /// ([`super::merged`]): left out of `total` and of their operators' entries in `by_op`.
     pub merged_ff_bits: u64,
@@ -152,7 +152,7 @@ fn scope_area(d: &Design, root: NodeId, mult: u64, params: &[Lanes], r: &mut Are
         } * mult;
         // Inputs and parameters are ports, not hardware.
         if !matches!(node.op, StOp::Input(_) | StOp::Arg(..)) {
-            let e = r.by_op.entry(node.op.name().to_string()).or_default();
+            let e = r.by_op.entry(node.op.name()).or_default();
             e.0 += mult;
             e.1 += own;
         }

@@ -119,6 +119,12 @@ pub fn node_lanes(d: &Design, id: NodeId, args: &[&[Known]]) -> Option<Vec<Known
     Some(match &node.op {
         StOp::Input(_) | StOp::Arg(..) => return None,
         op if op.body().is_some() => return None,
+        // wholly don't-care (the stand-in for a body the scheduler measures apart): nothing
+        // known, without listing a frame of don't-cares
+        StOp::Const {
+            value: Value::Undef,
+            ..
+        } => return None,
         // a generator of a frame's atoms (a pattern over the image) is taken as a table:
         // listing its atoms to find a steady lane would cost every area of the design a
         // frame

@@ -24,7 +24,9 @@ use super::perm::{Perm, Src};
 use super::stream::{flatten, Lane};
 use crate::seq::op::AtomOp;
 use crate::seq::value::Value;
+use crate::util::fxhash::FxBuild;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 /// The largest movement operator (clocks per period times lanes) followed lane by lane;
 /// beyond it (frame-sized reshapes) its outputs are taken as new words, which merges less.
@@ -134,24 +136,27 @@ pub fn merged_register_bits(d: &Design) -> Merged {
 
 struct Words<'d> {
     d: &'d Design,
-    ids: HashMap<Key, u32>,
+    ids: HashMap<Key, u32, FxBuild>,
     key: Vec<Key>,
     width: Vec<u32>,
     /// Words held by registers that are not pipeline registers (line buffers).
-    held: HashSet<u32>,
+    held: HashSet<u32, FxBuild>,
     /// Words held by pipeline registers, once per register, and whether a `fifo` holds it.
     pipeline: Vec<(u32, bool)>,
+    /// The nodes of each scope walked, in order: a body is walked once per lane instance.
+    scopes: HashMap<NodeId, Rc<Vec<NodeId>>, FxBuild>,
 }
 
 impl<'d> Words<'d> {
     fn new(d: &'d Design) -> Words<'d> {
         Words {
             d,
-            ids: HashMap::new(),
+            ids: HashMap::default(),
             key: Vec::new(),
             width: Vec::new(),
-            held: HashSet::new(),
+            held: HashSet::default(),
             pipeline: Vec::new(),
+            scopes: HashMap::default(),
         }
     }
 
@@ -215,8 +220,14 @@ impl<'d> Words<'d> {
 
     /// The lanes of scope `root`'s result, its inputs and parameters given.
     fn scope(&mut self, root: NodeId, inputs: &[Vec<Wire>], params: &[Vec<Wire>]) -> Vec<Wire> {
-        let mut env: HashMap<NodeId, Vec<Wire>> = HashMap::new();
-        for id in self.d.scope(root) {
+        let d = self.d;
+        let ids = self
+            .scopes
+            .entry(root)
+            .or_insert_with(|| Rc::new(d.scope(root)))
+            .clone();
+        let mut env: HashMap<NodeId, Vec<Wire>, FxBuild> = HashMap::default();
+        for &id in ids.iter() {
             let v = self.node(id, &env, inputs, params);
             env.insert(id, v);
         }
@@ -226,7 +237,7 @@ impl<'d> Words<'d> {
     fn node(
         &mut self,
         id: NodeId,
-        env: &HashMap<NodeId, Vec<Wire>>,
+        env: &HashMap<NodeId, Vec<Wire>, FxBuild>,
         inputs: &[Vec<Wire>],
         params: &[Vec<Wire>],
     ) -> Vec<Wire> {

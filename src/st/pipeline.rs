@@ -15,7 +15,7 @@
 //! reduction whose links are several operators each (a min or a max) is written out as
 //! applications of its function ([`super::unroll`]) where its links overrun a stage.
 
-use super::area::{area, Weights};
+use super::area::{area, AreaReport, Weights};
 use super::delay::{Stage, Target};
 use super::design::Design;
 use super::late_rows::late_rows;
@@ -123,9 +123,10 @@ pub struct Pipelined {
     /// Pipeline registers added (registers and `reduce_s` chain stages, per use).
     pub registers: u64,
     /// The design's model area, once asked for: the comparisons of candidate pipelinings
-    /// ([`smaller_as_fast`]) ask for the same design's again, and an area follows every
-    /// register word of the design ([`super::merged`]).
-    model_area: OnceCell<f64>,
+    /// ([`smaller_as_fast`]) and the scheduler that compares the designs of its candidate
+    /// output layouts ask for the same design's again, and an area follows every register
+    /// word of the design ([`super::merged`]).
+    area: OnceCell<AreaReport>,
 }
 
 impl Pipelined {
@@ -133,15 +134,25 @@ impl Pipelined {
         Pipelined {
             design,
             registers,
-            model_area: OnceCell::new(),
+            area: OnceCell::new(),
         }
+    }
+
+    /// The design's model area ([`area`]).
+    pub fn area(&self) -> &AreaReport {
+        self.area.get_or_init(|| area(&self.design))
+    }
+
+    /// The design and its model area.
+    pub fn into_design_and_area(self) -> (Design, AreaReport) {
+        self.area();
+        let rep = self.area.into_inner().expect("measured above");
+        (self.design, rep)
     }
 
     /// The design's model area with the default weights.
     fn model_area(&self) -> f64 {
-        *self
-            .model_area
-            .get_or_init(|| area(&self.design).total.scalar(&Weights::default()))
+        self.area().total.scalar(&Weights::default())
     }
 }
 

@@ -70,6 +70,11 @@ pub(super) struct SearchMemo {
     /// When to give up (a time budget): every `lower` after it fails, so one candidate
     /// (whose sub-searches cost whole designs) cannot run past it.
     pub(super) deadline: Option<std::time::Instant>,
+    /// Nodes lowered so far, over every candidate and trial.
+    pub(super) steps: u64,
+    /// The most nodes to lower (a budget counted in work, so that whether it is reached
+    /// does not depend on the machine): every `lower` past it fails, as past `deadline`.
+    pub(super) max_steps: Option<u64>,
 }
 
 /// A shared [`SearchMemo`].
@@ -258,13 +263,16 @@ impl<'p> Lowerer<'p> {
 
     /// Lowers node `id` so that its output has the layout of `forms`.
     pub(super) fn lower(&mut self, id: SeqId, forms: &[LayerForm]) -> Result<StId, String> {
-        if self
-            .search
-            .borrow()
-            .deadline
-            .is_some_and(|d| std::time::Instant::now() > d)
         {
-            return Err("out of time".into());
+            let mut search = self.search.borrow_mut();
+            search.steps += 1;
+            if search.max_steps.is_some_and(|m| search.steps > m)
+                || search
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() > d)
+            {
+                return Err("out of budget".into());
+            }
         }
         let scope = self.scopes.last().expect("a scope");
         if let Some((st, first)) = scope.memo.get(&id).cloned() {

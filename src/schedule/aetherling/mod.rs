@@ -46,18 +46,26 @@ pub struct BaselineDesign {
 /// Schedules `p` at slowdown `s` the way Aetherling does. The error lists why each candidate
 /// output layout failed.
 pub fn schedule(p: &Program, s: u64) -> Result<BaselineDesign, String> {
-    schedule_within(p, s, None)
+    schedule_within(p, s, Budget::default())
 }
 
-/// [`schedule`] with a time budget, checked at every node the lowering visits: a run past
-/// `budget` stops with an error that says how many candidate output layouts were costed.
-/// There is no partial answer: the baseline's design is the least-area one over all its
-/// candidates.
-pub fn schedule_within(
-    p: &Program,
-    s: u64,
-    budget: Option<std::time::Duration>,
-) -> Result<BaselineDesign, String> {
+/// How much work [`schedule_within`] may do before it gives up; unlimited by default.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    /// Time, checked at every node the lowering visits (differs between machines).
+    pub time: Option<std::time::Duration>,
+    /// Nodes lowered, over every candidate output layout and every trial of a search: the
+    /// same on every machine, so a run within it gives the same answer everywhere.
+    pub steps: Option<u64>,
+}
+
+/// In the error of a run stopped by its [`Budget`].
+pub const OVER_BUDGET: &str = "did not finish within its budget";
+
+/// [`schedule`] within a [`Budget`]: a run past it stops with an error (containing
+/// [`OVER_BUDGET`]) that says how many candidate output layouts were costed. There is no
+/// partial answer: the baseline's design is the least-area one over all its candidates.
+pub fn schedule_within(p: &Program, s: u64, budget: Budget) -> Result<BaselineDesign, String> {
     let start = std::time::Instant::now();
     crate::schedule::slowdown::check_slowdown(s)?;
     let candidates = aetherling_forms(p.output_type(), s);
@@ -72,13 +80,20 @@ pub fn schedule_within(
     let mut failures = Vec::new();
     let tried = candidates.len();
     let memo = lower::Memo::default();
-    memo.borrow_mut().deadline = budget.map(|b| start + b);
+    memo.borrow_mut().deadline = budget.time.map(|b| start + b);
+    memo.borrow_mut().max_steps = budget.steps;
     for (k, (forms, layout)) in candidates.into_iter().enumerate() {
         let got = lower_program(p, &forms, s, &memo);
-        if let Some(b) = budget.filter(|b| start.elapsed() > *b) {
+        let over_time = budget.time.filter(|b| start.elapsed() > *b);
+        let over_steps = budget.steps.filter(|m| memo.borrow().steps > *m);
+        if over_time.is_some() || over_steps.is_some() {
+            let within = match (over_time, over_steps) {
+                (Some(b), _) => format!("{} s", b.as_secs_f64()),
+                (None, Some(m)) => format!("{m} lowering steps"),
+                (None, None) => unreachable!("checked above"),
+            };
             return Err(format!(
-                "Aetherling's scheduler did not finish slowdown {s} within {} s ({k} of {tried} output layouts costed)",
-                b.as_secs_f64()
+                "Aetherling's scheduler {OVER_BUDGET} at slowdown {s} ({within}; {k} of {tried} output layouts costed)"
             ));
         }
         match got {

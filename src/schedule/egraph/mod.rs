@@ -73,6 +73,10 @@ pub struct Options {
     pub burst: bool,
     /// [`explore`] also schedules each slowdown with the Aetherling baseline, for its area.
     pub baseline: bool,
+    /// The most nodes the baseline of one slowdown may lower in [`explore`] (its
+    /// [`Budget`](crate::schedule::aetherling::Budget) in steps); past it the row says so
+    /// instead of an area. `None`: no limit.
+    pub baseline_steps: Option<u64>,
     /// Record the explanation of each design ([`explain`]).
     pub explain: bool,
     /// Pin the output layout (else every candidate of the slowdown is tried); bursts are
@@ -86,6 +90,12 @@ pub struct Options {
     /// and [`explore`]'s finished slowdowns are reported; nowhere by default.
     pub progress: crate::util::progress::Reporter,
 }
+
+/// [`Options::baseline_steps`] by default. Every baseline of the examples and of the paper's
+/// apps at their slowdowns lowers fewer than 3,000,000 nodes (demosaic_16x8 at 1152:
+/// 2,975,106, 6 s) except demosaic's at 8,294,400 (14,980,611, 70 s), which this stops
+/// after about 20 s; the baseline's steps take 0.2 to 20 microseconds each.
+pub const BASELINE_STEPS: u64 = 4_000_000;
 
 /// How an exact extraction that ran out of time begins its message.
 const ILP_TIME_LIMIT: &str = "CBC proved no optimum within";
@@ -108,6 +118,7 @@ impl Default for Options {
             exact_seconds: 60.0,
             burst: true,
             baseline: true,
+            baseline_steps: Some(BASELINE_STEPS),
             explain: false,
             output: None,
             clock: None,
@@ -651,11 +662,9 @@ fn schedule_graph(
     let mut built: Vec<(Layout, f64, f64)> = Vec::new();
     for (root, out) in &order {
         tried += 1;
-        // each design's area is measured once (it follows every register word)
-        let with_area = |m: RootDesign| {
-            let rep = area(&m.0);
-            (m, rep)
-        };
+        // each design's area is measured once (it follows every register word): with it
+        let with_area =
+            |(d, cost, inputs, explanation, rep): RootDesign| ((d, cost, inputs, explanation), rep);
         // a root's selection is refined only towards designs smaller than the least so far
         let beat = best.as_ref().map_or(f64::INFINITY, |(a, _)| *a);
         let mut made = schedule_root(p, s, &g, &more, *root, out, o, beat).map(with_area);
@@ -858,8 +867,15 @@ fn schedule_graph(
     (out, caches)
 }
 
-/// A root's design, its extracted cost, its input layouts and its derivation (`--explain`).
-type RootDesign = (Design, f64, Vec<Layout>, Option<explain::Explanation>);
+/// A root's design, its extracted cost, its input layouts, its derivation (`--explain`) and
+/// its model area.
+type RootDesign = (
+    Design,
+    f64,
+    Vec<Layout>,
+    Option<explain::Explanation>,
+    AreaReport,
+);
 
 /// Extracts and builds the design of one root: each input is constrained to one layout
 /// (trying, per input, each layout the unconstrained extraction `chosen` used). In a small
@@ -915,21 +931,21 @@ fn schedule_root(
     } else {
         improve(g, &mut choice, root, w, &input_ok, o.improve_passes)
     };
-    let (mut design, mut inputs) = build_root(p, s, g, &choice, root, out, o)?;
+    let (mut design, mut inputs, mut rep) = build_root(p, s, g, &choice, root, out, o)?;
     // a selection the ILP proved optimal is kept as it is
     let small = g.node_count() <= REFINE_NODES && !g.truncated;
     if !o.exact && o.refine_builds > 0 && small && cost < beat - 1e-9 {
         // only a design smaller than this root's and than `beat` is worth keeping
-        let below = area(&design).total.scalar(w).min(beat);
+        let below = rep.total.scalar(w).min(beat);
         // the least design built so far, which `refine` builds towards; a smaller design
         // that misses a clock this root's meets is not taken ([`as_fast`])
-        let mut kept: Option<(f64, Design, Vec<Layout>)> = None;
+        let mut kept: Option<(f64, Design, Vec<Layout>, AreaReport)> = None;
         let mut build = |c: &Choice| {
-            let (d, i) = build_root(p, s, g, c, root, out, o).ok()?;
-            let a = area(&d).total.scalar(w);
+            let (d, i, r) = build_root(p, s, g, c, root, out, o).ok()?;
+            let a = r.total.scalar(w);
             let (least, than) = kept.as_ref().map_or((below, &design), |k| (k.0, &k.1));
             if a < least - 1e-9 && as_fast(&d, than, o) {
-                kept = Some((a, d, i));
+                kept = Some((a, d, i, r));
                 return Some(a);
             }
             None
@@ -940,8 +956,8 @@ fn schedule_root(
             builds: o.refine_builds,
         };
         refine::refine(g, &mut refined, root, w, aim, &input_ok, &mut build);
-        if let Some((_, d, i)) = kept {
-            (choice, design, inputs) = (refined, d, i);
+        if let Some((_, d, i, r)) = kept {
+            (choice, design, inputs, rep) = (refined, d, i, r);
         }
     }
     let explanation = if o.explain {
@@ -949,12 +965,13 @@ fn schedule_root(
     } else {
         None
     };
-    Ok((design, cost, inputs, explanation))
+    Ok((design, cost, inputs, explanation, rep))
 }
 
 /// Builds the design of the selection `choice` rooted at `root` (output layout `out`):
 /// every input in the one layout the selection uses (or its first Tessera layout if it
-/// uses none), latencies matched with FIFOs, pipelined for the options' clock, checked.
+/// uses none), latencies matched with FIFOs, pipelined for the options' clock, checked; with
+/// its model area.
 fn build_root(
     p: &Program,
     s: u64,
@@ -963,7 +980,7 @@ fn build_root(
     root: usize,
     out: &Layout,
     o: &Options,
-) -> Result<(Design, Vec<Layout>), String> {
+) -> Result<(Design, Vec<Layout>, AreaReport), String> {
     let used = used_inputs(g, choice, root);
     if used.values().any(|v| v.len() > 1) {
         return Err("an input is still used in two layouts".into());
@@ -984,15 +1001,29 @@ fn build_root(
     let b = Builder::new(g, choice, &format!("{}_s{s}", p.name), &inputs)?;
     let d = b.finish(root, out)?;
     let d = crate::st::latency::insert_fifos(&d)?;
-    let d = match &o.clock {
-        Some(c) => c.pipeline(&d)?.design,
-        None => d,
+    // pipelining measures the areas of the pipelinings it compares: the one kept is reused
+    let (d, rep) = match &o.clock {
+        Some(c) => {
+            let piped = c.pipeline(&d)?;
+            check_built(&piped.design, s)?;
+            piped.into_design_and_area()
+        }
+        None => {
+            check_built(&d, s)?;
+            let rep = area(&d);
+            (d, rep)
+        }
     };
-    crate::st::check::check_design(&d)?;
+    Ok((d, inputs.into_iter().map(|(_, l)| l).collect(), rep))
+}
+
+/// A built design's structural check, and that it takes `s` clocks.
+fn check_built(d: &Design, s: u64) -> Result<(), String> {
+    crate::st::check::check_design(d)?;
     if d.clocks() != s {
         return Err(format!("the design takes {} clocks, not {s}", d.clocks()));
     }
-    Ok((d, inputs.into_iter().map(|(_, l)| l).collect()))
+    Ok(())
 }
 
 /// Whether design `a`'s modelled clock reaches the clock target, or `b`'s clock where `b`
@@ -1036,6 +1067,8 @@ pub struct Row {
     /// e-graph design's where one of its operators caps it, so its area is not at the
     /// same clock.
     pub baseline_clock_mhz: Option<f64>,
+    /// The baseline stopped at [`Options::baseline_steps`] before it had a design.
+    pub baseline_over_budget: bool,
     /// Phase-1 e-graph e-nodes.
     pub seq_nodes: usize,
     /// Phase-1 e-graph e-classes.
@@ -1085,7 +1118,18 @@ enum Job {
 /// What a [`Job`] gives.
 enum Done {
     Direct(Box<Result<Scheduled, String>>),
-    Baseline(Option<BaselineArea>),
+    Baseline(BaselineCell),
+}
+
+/// The baseline's column of an [`explore`] row.
+#[derive(Clone, Copy)]
+enum BaselineCell {
+    /// Its model area and modelled clock.
+    Area(BaselineArea),
+    /// It finds no design.
+    None,
+    /// It stopped at [`Options::baseline_steps`].
+    OverBudget,
 }
 
 /// The baseline's model area and modelled clock (MHz, if the model has one).
@@ -1100,7 +1144,7 @@ fn explore_jobs(
     slowdowns: &[u64],
     o: &Options,
     baseline: bool,
-) -> (Designs, Vec<Option<BaselineArea>>) {
+) -> (Designs, Vec<BaselineCell>) {
     let mut needed: Vec<u64> = slowdowns.to_vec();
     if o.burst {
         for &s in slowdowns {
@@ -1125,12 +1169,26 @@ fn explore_jobs(
     let done = par_map(&jobs, |(_, j)| {
         let done = match j {
             Job::Direct(s) => Done::Direct(Box::new(schedule_direct(p, *s, o, &phase1))),
-            Job::Baseline(s) => Done::Baseline(
-                super::aetherling::schedule(p, *s)
-                    .and_then(|b| crate::st::pipeline::baseline_at(b.design, o.clock.as_ref()))
-                    .ok()
-                    .map(|d| (area(&d).total.scalar(&o.weights), model_clock(&d, o))),
-            ),
+            Job::Baseline(s) => {
+                let budget = super::aetherling::Budget {
+                    time: None,
+                    steps: o.baseline_steps,
+                };
+                Done::Baseline(
+                    match super::aetherling::schedule_within(p, *s, budget)
+                        .and_then(|b| crate::st::pipeline::baseline_at(b.design, o.clock.as_ref()))
+                    {
+                        Ok(d) => BaselineCell::Area((
+                            area(&d).total.scalar(&o.weights),
+                            model_clock(&d, o),
+                        )),
+                        Err(e) if e.contains(super::aetherling::OVER_BUDGET) => {
+                            BaselineCell::OverBudget
+                        }
+                        Err(_) => BaselineCell::None,
+                    },
+                )
+            }
         };
         o.progress.advance(|| match j {
             Job::Direct(s) => format!("s={s} e-graph"),
@@ -1144,7 +1202,7 @@ fn explore_jobs(
         // Not saturated (no slowdown needed it) is not an error to reuse.
         phase1: (!needed.is_empty()).then_some(phase1),
     };
-    let mut areas: BTreeMap<u64, Option<BaselineArea>> = BTreeMap::new();
+    let mut areas: BTreeMap<u64, BaselineCell> = BTreeMap::new();
     for ((s, _), d) in jobs.iter().zip(done) {
         match d {
             Done::Direct(r) => {
@@ -1161,7 +1219,7 @@ fn explore_jobs(
         .collect();
     let baselines = slowdowns
         .iter()
-        .map(|s| areas.get(s).copied().flatten())
+        .map(|s| areas.get(s).copied().unwrap_or(BaselineCell::None))
         .collect();
     (designs, baselines)
 }
@@ -1175,52 +1233,63 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
     let mut rows: Vec<Row> = designs
         .into_iter()
         .zip(baselines)
-        .map(|((s, got), b)| (s, got, b.map(|b| b.0), b.and_then(|b| b.1)))
-        .map(|(s, got, baseline, baseline_clock_mhz)| match got {
-            Ok(got) => {
-                let clock_mhz = model_clock(&got.design, o);
-                Row {
+        .map(|((s, got), b)| {
+            let (baseline, baseline_clock_mhz) = match b {
+                BaselineCell::Area((a, c)) => (Some(a), c),
+                _ => (None, None),
+            };
+            let over = matches!(b, BaselineCell::OverBudget);
+            (s, got, baseline, baseline_clock_mhz, over)
+        })
+        .map(
+            |(s, got, baseline, baseline_clock_mhz, baseline_over_budget)| match got {
+                Ok(got) => {
+                    let clock_mhz = model_clock(&got.design, o);
+                    Row {
+                        slowdown: s,
+                        throughput: atoms / s as f64,
+                        area: Some(got.area),
+                        area_vec: Some(got.area_vec),
+                        clock_mhz,
+                        mpx_per_s: clock_mhz.map(|c| c * atoms / s as f64),
+                        baseline,
+                        baseline_clock_mhz,
+                        baseline_over_budget,
+                        seq_nodes: got.seq_nodes,
+                        seq_classes: got.seq_classes,
+                        egraph_nodes: got.egraph_nodes,
+                        egraph_classes: got.egraph_classes,
+                        inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
+                        output: got.output_layout.to_string(),
+                        burst: got.burst,
+                        truncated: got.truncated,
+                        pareto: false,
+                        error: None,
+                    }
+                }
+                Err(e) => Row {
                     slowdown: s,
                     throughput: atoms / s as f64,
-                    area: Some(got.area),
-                    area_vec: Some(got.area_vec),
-                    clock_mhz,
-                    mpx_per_s: clock_mhz.map(|c| c * atoms / s as f64),
+                    area: None,
+                    area_vec: None,
+                    clock_mhz: None,
+                    mpx_per_s: None,
                     baseline,
                     baseline_clock_mhz,
-                    seq_nodes: got.seq_nodes,
-                    seq_classes: got.seq_classes,
-                    egraph_nodes: got.egraph_nodes,
-                    egraph_classes: got.egraph_classes,
-                    inputs: got.input_layouts.iter().map(|l| l.to_string()).collect(),
-                    output: got.output_layout.to_string(),
-                    burst: got.burst,
-                    truncated: got.truncated,
+                    baseline_over_budget,
+                    seq_nodes: 0,
+                    seq_classes: 0,
+                    egraph_nodes: 0,
+                    egraph_classes: 0,
+                    inputs: Vec::new(),
+                    output: String::new(),
+                    burst: None,
+                    truncated: false,
                     pareto: false,
-                    error: None,
-                }
-            }
-            Err(e) => Row {
-                slowdown: s,
-                throughput: atoms / s as f64,
-                area: None,
-                area_vec: None,
-                clock_mhz: None,
-                mpx_per_s: None,
-                baseline,
-                baseline_clock_mhz,
-                seq_nodes: 0,
-                seq_classes: 0,
-                egraph_nodes: 0,
-                egraph_classes: 0,
-                inputs: Vec::new(),
-                output: String::new(),
-                burst: None,
-                truncated: false,
-                pareto: false,
-                error: Some(e),
+                    error: Some(e),
+                },
             },
-        })
+        )
         .collect();
     let points: BTreeMap<u64, f64> = rows
         .iter()
