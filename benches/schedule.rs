@@ -289,12 +289,7 @@ fn big_camera(c: &mut Criterion) {
     if !wanted(&[format!("big_camera/explore_one/{name}")]) {
         return;
     }
-    let mut group = c.benchmark_group("big_camera");
-    group
-        .sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_millis(1))
-        .measurement_time(Duration::from_secs(1));
+    let mut group = configure(c, "big_camera");
     let o = Options {
         clock: Some(Clock::default_target()),
         ..Options::default()

@@ -76,7 +76,9 @@ impl Clock {
     /// also pipelined for the clock it reaches, whose other paths need fewer registers, and
     /// the smaller of the two is kept if it reaches the same clock.
     pub fn pipeline(&self, d: &Design) -> Result<Pipelined, String> {
-        let first = pipeline_with(d, &self.target, self.mhz, self.strict)?;
+        // `d` with a register after every operator is the same for both pipelinings
+        let every = OnceCell::new();
+        let first = pipeline_with(d, &self.target, self.mhz, self.strict, &every)?;
         if self.strict || first.registers == 0 {
             return Ok(first);
         }
@@ -92,7 +94,7 @@ impl Clock {
         // the model's figure too, so the other paths only need to be no longer than it;
         // leaving 5% of its period would add registers for a clock it does not reach
         // (box5x5_u16 at s = 160: 2151 -> 2311 at the same 122.6 MHz).
-        let relaxed = pipeline_with(d, &self.target.without_uncertainty(), reach, false)?;
+        let relaxed = pipeline_with(d, &self.target.without_uncertainty(), reach, false, &every)?;
         smaller_as_fast(first, relaxed, &data)
     }
 }
@@ -160,12 +162,19 @@ impl Pipelined {
 /// clock of `mhz` on target `t`. Errs, naming the operator, when one operator alone is
 /// slower than the clock, with the clock it can reach.
 pub fn pipeline(d: &Design, t: &Target, mhz: f64) -> Result<Pipelined, String> {
-    pipeline_with(d, t, mhz, true)
+    pipeline_with(d, t, mhz, true, &OnceCell::new())
 }
 
 /// [`pipeline`], or with `strict` false, an operator slower than the clock alone is
-/// isolated between registers instead of an error.
-fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipelined, String> {
+/// isolated between registers instead of an error. `every` holds `d` with a register after
+/// every operator once it is made, which depends on `d` alone.
+fn pipeline_with(
+    d: &Design,
+    t: &Target,
+    mhz: f64,
+    strict: bool,
+    every: &OnceCell<Pipelined>,
+) -> Result<Pipelined, String> {
     if !(mhz.is_finite() && mhz > 0.0) {
         return Err(format!(
             "the clock must be a positive number of MHz, not {mhz}"
@@ -185,7 +194,7 @@ fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipel
         // written out takes registers inside (else the error names what remains too slow)
         Err(e) if e.contains(TOO_SLOW) => {
             return match unroll_reducers(d)? {
-                Some(u) => pipeline_with(&u, t, mhz, strict),
+                Some(u) => pipeline_with(&u, t, mhz, strict, &OnceCell::new()),
                 None => Err(e),
             }
         }
@@ -195,7 +204,7 @@ fn pipeline_with(d: &Design, t: &Target, mhz: f64, strict: bool) -> Result<Pipel
         return Ok(chain);
     }
     let chain = unrolled_if_faster(d, t, mhz, strict, chain)?;
-    let chain = every_operator_if_smaller(d, t, chain)?;
+    let chain = every_operator_if_smaller(d, t, chain, every)?;
     late_rows_if_smaller(d, t, mhz, strict, chain)
 }
 
@@ -339,22 +348,38 @@ fn every_operator_if_smaller(
     d: &Design,
     t: &Target,
     placed: Pipelined,
+    every: &OnceCell<Pipelined>,
 ) -> Result<Pipelined, String> {
-    smaller_as_fast(placed, every_operator_registered(d)?, &t.without_control())
+    let every = match every.get() {
+        Some(e) => e,
+        None => {
+            let e = every_operator_registered(d)?;
+            every.get_or_init(|| e)
+        }
+    };
+    // the shared design's area is measured once, in its cell, for both pipelinings
+    Ok(if replaces(&placed, every, &t.without_control())? {
+        every.clone()
+    } else {
+        placed
+    })
 }
 
 /// `other` if its critical path on `data` is as fast as `kept`'s and its model area is
 /// smaller, else `kept`.
 fn smaller_as_fast(kept: Pipelined, other: Pipelined, data: &Target) -> Result<Pipelined, String> {
+    Ok(if replaces(&kept, &other, data)? {
+        other
+    } else {
+        kept
+    })
+}
+
+/// Whether `other` is smaller than `kept` in the model and as fast on target `data`.
+fn replaces(kept: &Pipelined, other: &Pipelined, data: &Target) -> Result<bool, String> {
     let as_fast =
         critical_path(&other.design, data)?.mhz >= critical_path(&kept.design, data)?.mhz - 1e-6;
-    Ok(
-        if as_fast && other.model_area() < kept.model_area() - 1e-9 {
-            other
-        } else {
-            kept
-        },
-    )
+    Ok(as_fast && other.model_area() < kept.model_area() - 1e-9)
 }
 
 /// Aetherling's design `d` as it is compared with ours: with a register after every

@@ -86,12 +86,12 @@ pub fn schedule_within(p: &Program, s: u64, budget: Budget) -> Result<BaselineDe
         let got = lower_program(p, &forms, s, &memo);
         let over_time = budget.time.filter(|b| start.elapsed() > *b);
         let over_steps = budget.steps.filter(|m| memo.borrow().steps > *m);
-        if over_time.is_some() || over_steps.is_some() {
-            let within = match (over_time, over_steps) {
-                (Some(b), _) => format!("{} s", b.as_secs_f64()),
-                (None, Some(m)) => format!("{m} lowering steps"),
-                (None, None) => unreachable!("checked above"),
-            };
+        let over = match (over_time, over_steps) {
+            (Some(b), _) => Some(format!("{} s", b.as_secs_f64())),
+            (None, Some(m)) => Some(format!("{m} lowering steps")),
+            (None, None) => None,
+        };
+        if let Some(within) = over {
             return Err(format!(
                 "Aetherling's scheduler {OVER_BUDGET} at slowdown {s} ({within}; {k} of {tried} output layouts costed)"
             ));
