@@ -83,7 +83,7 @@ fn a_budget_stops_the_baseline_without_a_partial_answer() {
             steps: within,
         };
         let Err(e) = aetherling::schedule_within(&p, 16, tight) else {
-            panic!("a zero budget stops it");
+            panic!("a budget of no time or one step stops it");
         };
         assert!(
             e.contains(aetherling::OVER_BUDGET)

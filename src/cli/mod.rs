@@ -129,7 +129,7 @@ enum Command {
         /// The most nodes the baseline may lower at one slowdown before its column says
         /// "over budget" instead of an area (counted in work, not time, so every machine
         /// prints the same table); 0: no limit. Aetherling's Unpartition searches grow with
-        /// the slowdown: demosaic at 8294400 lowers 15 million nodes (70 s), every other
+        /// the slowdown: demosaic at 8294400 lowers 15 million nodes (about 80 s), every other
         /// paper app and example fewer than 3 million at every slowdown.
         #[arg(long, value_name = "N", default_value_t = crate::schedule::egraph::BASELINE_STEPS)]
         baseline_steps: u64,

@@ -93,8 +93,8 @@ pub struct Options {
 
 /// [`Options::baseline_steps`] by default. Every baseline of the examples and of the paper's
 /// apps at their slowdowns lowers fewer than 3,000,000 nodes (demosaic_16x8 at 1152:
-/// 2,975,106, 6 s) except demosaic's at 8,294,400 (14,980,611, 70 s), which this stops
-/// after about 20 s; the baseline's steps take 0.2 to 20 microseconds each.
+/// 2,975,106, 6 s) except demosaic's at 8,294,400 (14,980,611, about 80 s); the baseline's
+/// steps take 0.2 to 20 microseconds each, so the budget is one second to a minute.
 pub const BASELINE_STEPS: u64 = 4_000_000;
 
 /// How an exact extraction that ran out of time begins its message.
@@ -662,38 +662,39 @@ fn schedule_graph(
     let mut built: Vec<(Layout, f64, f64)> = Vec::new();
     for (root, out) in &order {
         tried += 1;
-        // each design's area is measured once (it follows every register word): with it
-        let with_area =
-            |(d, cost, inputs, explanation, rep): RootDesign| ((d, cost, inputs, explanation), rep);
         // a root's selection is refined only towards designs smaller than the least so far
         let beat = best.as_ref().map_or(f64::INFINITY, |(a, _)| *a);
-        let mut made = schedule_root(p, s, &g, &more, *root, out, o, beat).map(with_area);
+        let mut made = schedule_root(p, s, &g, &more, *root, out, o, beat);
         if let Some(r) = reg
             .as_ref()
             .filter(|_| reg_roots.contains(root))
             .filter(|r| !registered::same_selection(&g, free, &r.best, *root))
         {
             if let Ok(other) = schedule_root(p, s, &g, r, *root, out, &unimproved, beat) {
-                let other = with_area(other);
-                let scalar = |rep: &AreaReport| rep.total.scalar(&o.weights);
-                if made.as_ref().map_or(true, |m| {
-                    scalar(&other.1) < scalar(&m.1) - 1e-9 && as_fast(&other.0 .0, &m.0 .0, o)
+                let (new, old) = (&other.built, made.as_ref().map(|m| &m.built));
+                let scalar = |b: &Built| b.area.total.scalar(&o.weights);
+                if old.map_or(true, |m| {
+                    scalar(new) < scalar(m) - 1e-9 && as_fast(&new.design, &m.design, o)
                 }) {
                     made = Ok(other);
                 }
             }
         }
         match made {
-            Ok(((design, cost, inputs, explanation), rep)) => {
+            Ok(RootDesign {
+                built: made,
+                cost,
+                explanation,
+            }) => {
                 ok += 1;
-                let a = rep.total.scalar(&o.weights);
+                let a = made.area.total.scalar(&o.weights);
                 built.push((out.clone(), free[*root].0, a));
                 if best.as_ref().is_none_or(|(b, _)| a < *b - 1e-9) {
                     best = Some((
                         a,
                         Scheduled {
                             area: a,
-                            area_vec: rep.total,
+                            area_vec: made.area.total,
                             extracted_cost: cost,
                             seq_nodes: ph.nodes,
                             seq_classes: ph.classes,
@@ -702,11 +703,11 @@ fn schedule_graph(
                             truncated: g.truncated,
                             roots_tried: 0,
                             roots_ok: 0,
-                            input_layouts: inputs,
+                            input_layouts: made.inputs,
                             output_layout: out.clone(),
                             burst: None,
                             explanation,
-                            design,
+                            design: made.design,
                         },
                     ));
                 }
@@ -867,15 +868,24 @@ fn schedule_graph(
     (out, caches)
 }
 
-/// A root's design, its extracted cost, its input layouts, its derivation (`--explain`) and
-/// its model area.
-type RootDesign = (
-    Design,
-    f64,
-    Vec<Layout>,
-    Option<explain::Explanation>,
-    AreaReport,
-);
+/// A root's design as [`schedule_root`] makes it.
+struct RootDesign {
+    built: Built,
+    /// The selection's extracted cost.
+    cost: f64,
+    /// Its derivation (`--explain`).
+    explanation: Option<explain::Explanation>,
+}
+
+/// A design [`build_root`] built: pipelined, checked and measured.
+struct Built {
+    design: Design,
+    /// The layouts of its inputs.
+    inputs: Vec<Layout>,
+    /// Its model area: measured while it was pipelined, and read, not measured again, by
+    /// whoever compares it (an area follows every register word of the design).
+    area: AreaReport,
+}
 
 /// Extracts and builds the design of one root: each input is constrained to one layout
 /// (trying, per input, each layout the unconstrained extraction `chosen` used). In a small
@@ -931,21 +941,24 @@ fn schedule_root(
     } else {
         improve(g, &mut choice, root, w, &input_ok, o.improve_passes)
     };
-    let (mut design, mut inputs, mut rep) = build_root(p, s, g, &choice, root, out, o)?;
+    let mut built = build_root(p, s, g, &choice, root, out, o)?;
     // a selection the ILP proved optimal is kept as it is
     let small = g.node_count() <= REFINE_NODES && !g.truncated;
     if !o.exact && o.refine_builds > 0 && small && cost < beat - 1e-9 {
+        let scalar = |b: &Built| b.area.total.scalar(w);
         // only a design smaller than this root's and than `beat` is worth keeping
-        let below = rep.total.scalar(w).min(beat);
+        let below = scalar(&built).min(beat);
         // the least design built so far, which `refine` builds towards; a smaller design
         // that misses a clock this root's meets is not taken ([`as_fast`])
-        let mut kept: Option<(f64, Design, Vec<Layout>, AreaReport)> = None;
+        let mut kept: Option<Built> = None;
         let mut build = |c: &Choice| {
-            let (d, i, r) = build_root(p, s, g, c, root, out, o).ok()?;
-            let a = r.total.scalar(w);
-            let (least, than) = kept.as_ref().map_or((below, &design), |k| (k.0, &k.1));
-            if a < least - 1e-9 && as_fast(&d, than, o) {
-                kept = Some((a, d, i, r));
+            let b = build_root(p, s, g, c, root, out, o).ok()?;
+            let a = scalar(&b);
+            let (least, than) = kept
+                .as_ref()
+                .map_or((below, &built.design), |k| (scalar(k), &k.design));
+            if a < least - 1e-9 && as_fast(&b.design, than, o) {
+                kept = Some(b);
                 return Some(a);
             }
             None
@@ -956,8 +969,8 @@ fn schedule_root(
             builds: o.refine_builds,
         };
         refine::refine(g, &mut refined, root, w, aim, &input_ok, &mut build);
-        if let Some((_, d, i, r)) = kept {
-            (choice, design, inputs, rep) = (refined, d, i, r);
+        if let Some(k) = kept {
+            (choice, built) = (refined, k);
         }
     }
     let explanation = if o.explain {
@@ -965,7 +978,11 @@ fn schedule_root(
     } else {
         None
     };
-    Ok((design, cost, inputs, explanation, rep))
+    Ok(RootDesign {
+        built,
+        cost,
+        explanation,
+    })
 }
 
 /// Builds the design of the selection `choice` rooted at `root` (output layout `out`):
@@ -980,7 +997,7 @@ fn build_root(
     root: usize,
     out: &Layout,
     o: &Options,
-) -> Result<(Design, Vec<Layout>, AreaReport), String> {
+) -> Result<Built, String> {
     let used = used_inputs(g, choice, root);
     if used.values().any(|v| v.len() > 1) {
         return Err("an input is still used in two layouts".into());
@@ -1002,28 +1019,26 @@ fn build_root(
     let d = b.finish(root, out)?;
     let d = crate::st::latency::insert_fifos(&d)?;
     // pipelining measures the areas of the pipelinings it compares: the one kept is reused
-    let (d, rep) = match &o.clock {
-        Some(c) => {
-            let piped = c.pipeline(&d)?;
-            check_built(&piped.design, s)?;
-            piped.into_design_and_area()
-        }
+    let (design, area) = match &o.clock {
+        Some(c) => c.pipeline(&d)?.into_design_and_area(),
         None => {
-            check_built(&d, s)?;
-            let rep = area(&d);
-            (d, rep)
+            let a = area(&d);
+            (d, a)
         }
     };
-    Ok((d, inputs.into_iter().map(|(_, l)| l).collect(), rep))
-}
-
-/// A built design's structural check, and that it takes `s` clocks.
-fn check_built(d: &Design, s: u64) -> Result<(), String> {
-    crate::st::check::check_design(d)?;
-    if d.clocks() != s {
-        return Err(format!("the design takes {} clocks, not {s}", d.clocks()));
+    crate::st::check::check_design(&design)?;
+    if design.clocks() != s {
+        return Err(format!(
+            "the design takes {} clocks, not {s}",
+            design.clocks()
+        ));
     }
-    Ok(())
+    let inputs = inputs.into_iter().map(|(_, l)| l).collect();
+    Ok(Built {
+        design,
+        inputs,
+        area,
+    })
 }
 
 /// Whether design `a`'s modelled clock reaches the clock target, or `b`'s clock where `b`
@@ -1238,11 +1253,8 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                 BaselineCell::Area((a, c)) => (Some(a), c),
                 _ => (None, None),
             };
-            let over = matches!(b, BaselineCell::OverBudget);
-            (s, got, baseline, baseline_clock_mhz, over)
-        })
-        .map(
-            |(s, got, baseline, baseline_clock_mhz, baseline_over_budget)| match got {
+            let baseline_over_budget = matches!(b, BaselineCell::OverBudget);
+            match got {
                 Ok(got) => {
                     let clock_mhz = model_clock(&got.design, o);
                     Row {
@@ -1288,8 +1300,8 @@ pub fn explore(p: &Program, slowdowns: &[u64], o: &Options) -> Vec<Row> {
                     pareto: false,
                     error: Some(e),
                 },
-            },
-        )
+            }
+        })
         .collect();
     let points: BTreeMap<u64, f64> = rows
         .iter()
