@@ -398,3 +398,34 @@ fn explore_marks_a_baseline_over_its_budget() {
     assert_eq!(code, 0);
     assert!(out.lines().nth(1).unwrap().contains("over budget"), "{out}");
 }
+
+/// A pinned output layout gets the scheduler's whole search, the retry with the larger node
+/// bound included: pinned to the layout the unpinned schedule chose, the design is no
+/// larger. first_layer_pyr at 64 reaches the stream graph's node bound; pinned, it used to
+/// keep the bounded graph's design (here, without a clock, 118.5 against the unpinned 102.5;
+/// at the CLI's default clock 150.5 against 134.5, and camera at 8294400 pinned so had no
+/// design at all).
+#[test]
+fn a_pinned_output_is_as_small_as_the_unpinned_choice() {
+    let p = program("examples/first_layer_pyr.seq");
+    let o = egraph::Options {
+        burst: false,
+        ..egraph::Options::default()
+    };
+    let free = egraph::schedule(&p, 64, &o).unwrap();
+    assert!(free.truncated, "the case needs a graph cut at its bound");
+    let pinned = egraph::Options {
+        output: Some(free.output_layout.clone()),
+        ..o
+    };
+    let got = egraph::schedule(&p, 64, &pinned).unwrap();
+    assert_eq!(got.output_layout, free.output_layout);
+    assert!(
+        got.area <= free.area + 1e-9,
+        "pinned {} > unpinned {}",
+        got.area,
+        free.area
+    );
+    let v = verify(&got.design, &p, &random_frames(&p, 64, 2)).unwrap();
+    assert!(v.passed(), "{:?}", v.mismatches.first());
+}

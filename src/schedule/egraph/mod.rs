@@ -781,12 +781,19 @@ fn schedule_graph(
         retries.extend(got.ok());
         caches = back;
     }
-    if retry && truncated && o.output.is_none() {
+    // A pinned output (`--output-layout`) is retried with the larger bound too, as the
+    // unpinned schedule's first candidate is: without it, camera at 8294400 pinned to the
+    // very output layout the unpinned schedule chooses had no design within the bound.
+    if retry && truncated {
         // only at two or more clocks per output atom, where a spread output holds each atom
         // for several clocks (the measured wins); below, the spread layouts are the mixed
-        // forms (lanes on every other clock) and the retry's time is not spent
+        // forms (lanes on every other clock) and the retry's time is not spent. Not for a
+        // pinned output, which the spread graph's roots need not include.
         let spread_worth = s >= 2 * p.output_type().atoms();
-        if spread_worth && !o.bounds.spread_first && !spread_candidates(p, s, &o.bounds).is_empty()
+        if spread_worth
+            && o.output.is_none()
+            && !o.bounds.spread_first
+            && !spread_candidates(p, s, &o.bounds).is_empty()
         {
             // its cheapest roots only: building a root's design costs as much as its graph
             let spread = Options {

@@ -169,7 +169,11 @@ type CostKey = (
 /// (the retry of [`crate::schedule::egraph`] with a larger node bound) starts from them.
 #[derive(Default)]
 pub struct Caches {
-    cands: HashMap<(SeqType, u64), Rc<Vec<Layout>>>,
+    /// Candidate layouts by type and clock count (nested, so a lookup clones no type).
+    cands: HashMap<SeqType, HashMap<u64, Rc<Vec<Layout>>>>,
+    /// [`crate::schedule::slowdown::streaming_layout`] by type and clock count: asked for
+    /// every view requested and every reshape and body offered.
+    streaming: HashMap<SeqType, HashMap<u64, Option<Layout>>>,
     costs: HashMap<CostKey, Option<(Area, u64, Lay)>>,
     /// Interned layouts, recipes and parameter lists.
     layouts: HashSet<Lay>,
@@ -179,6 +183,22 @@ pub struct Caches {
     norms: HashMap<usize, Lay>,
     /// Whether a reshape between two interned layouts is offered, by their addresses.
     reshapes: HashMap<(usize, usize), bool>,
+}
+
+impl Caches {
+    /// [`crate::schedule::slowdown::streaming_layout`] of type `t` over `clocks` clocks,
+    /// computed once per type and clock count.
+    fn streaming(&mut self, t: &SeqType, clocks: u64) -> Option<Layout> {
+        if let Some(l) = self.streaming.get(t).and_then(|m| m.get(&clocks)) {
+            return l.clone();
+        }
+        let l = crate::schedule::slowdown::streaming_layout(t, clocks);
+        self.streaming
+            .entry(t.clone())
+            .or_default()
+            .insert(clocks, l.clone());
+        l
+    }
 }
 
 /// The address of an interned value: equal values have equal addresses.
@@ -194,7 +214,8 @@ pub struct StreamGraph<'a> {
     pub ctxs: IndexSet<Option<Vec<Layout>>, FxBuild>,
     /// The stream classes.
     pub classes: Vec<SClass>,
-    index: HashMap<Key, usize>,
+    /// Stream classes by context, e-class and the address of their interned normal form.
+    index: HashMap<(usize, Id, usize), usize>,
     queue: VecDeque<(usize, Lay)>,
     /// Views in their type's streaming layout, lowered before [`StreamGraph::queue`]'s.
     streaming_queue: VecDeque<(usize, Lay)>,
@@ -205,8 +226,8 @@ pub struct StreamGraph<'a> {
     caches: Caches,
     /// [`StreamGraph::request`]'s answers by context, e-class and interned layout.
     requests: HashMap<(usize, Id, usize), Option<usize>>,
-    /// Body contexts by the normal forms of their parameter layouts.
-    ctx_by_norm: HashMap<Vec<Layout>, usize>,
+    /// Body contexts by the normal forms of their parameter layouts (interned, by address).
+    ctx_by_norm: HashMap<Vec<usize>, usize>,
     bounds: Bounds,
     nodes: usize,
     /// True if [`Bounds::max_nodes`] stopped the expansion.
@@ -265,7 +286,7 @@ impl<'a> StreamGraph<'a> {
 
     /// The candidate layouts of type `t` spanning `clocks` clocks (simplest first).
     pub fn cands(&mut self, t: &SeqType, clocks: u64) -> Rc<Vec<Layout>> {
-        if let Some(c) = self.caches.cands.get(&(t.clone(), clocks)) {
+        if let Some(c) = self.caches.cands.get(t).and_then(|m| m.get(&clocks)) {
             return c.clone();
         }
         let cap = self.bounds.candidates;
@@ -277,14 +298,18 @@ impl<'a> StreamGraph<'a> {
         // space: the layout Aetherling propagates into a map body) comes first: map bodies
         // take the first `param_combos` candidates as their parameter layouts.
         if t.atoms() > self.bounds.small_value {
-            if let Some(l) = crate::schedule::slowdown::streaming_layout(t, clocks) {
+            if let Some(l) = self.caches.streaming(t, clocks) {
                 c.retain(|x| *x != l);
                 c.insert(0, l);
                 c.truncate(cap);
             }
         }
         let c = Rc::new(c);
-        self.caches.cands.insert((t.clone(), clocks), c.clone());
+        self.caches
+            .cands
+            .entry(t.clone())
+            .or_default()
+            .insert(clocks, c.clone());
         c
     }
 
@@ -363,22 +388,23 @@ impl<'a> StreamGraph<'a> {
         if !crate::st::verify::implements(&layout, &ty) || layout.validate().is_err() {
             return None;
         }
-        let key = Key {
-            ctx,
-            class,
-            norm: layout.normalize(),
-        };
-        let idx = match self.index.get(&key) {
+        let norm = self.norm(&layout);
+        let at = (ctx, class, addr(&norm));
+        let idx = match self.index.get(&at) {
             Some(i) => *i,
             None => {
                 let i = self.classes.len();
                 self.classes.push(SClass {
-                    key: key.clone(),
+                    key: Key {
+                        ctx,
+                        class,
+                        norm: (*norm).clone(),
+                    },
                     ty,
                     views: Vec::new(),
                     nodes: Vec::new(),
                 });
-                self.index.insert(key, i);
+                self.index.insert(at, i);
                 i
             }
         };
@@ -389,9 +415,7 @@ impl<'a> StreamGraph<'a> {
         {
             self.classes[idx].views.push(layout.clone());
             let ty = &self.classes[idx].ty;
-            if crate::schedule::slowdown::streaming_layout(ty, layout.clocks()).as_ref()
-                == Some(&*layout)
-            {
+            if self.caches.streaming(ty, layout.clocks()).as_ref() == Some(&*layout) {
                 self.streaming_queue.push_back((idx, layout));
             } else if self.bounds.spread_first
                 && crate::schedule::spread::is_spread_streaming(ty, &layout)
@@ -412,23 +436,19 @@ impl<'a> StreamGraph<'a> {
     /// bodies of first_layer_pyr at s = 16 took 3424 contexts for 890 distinct ones, two
     /// thirds of the graph's nodes.
     pub(super) fn body_context(&mut self, ls: &[Layout]) -> usize {
-        let norm: Vec<Layout> = ls.iter().map(Layout::normalize).collect();
+        let norm: Vec<usize> = ls
+            .iter()
+            .map(|l| {
+                let l = self.intern(l);
+                addr(&self.norm(&l))
+            })
+            .collect();
         if let Some(c) = self.ctx_by_norm.get(&norm) {
             return *c;
         }
         let c = self.ctxs.insert_full(Some(ls.to_vec())).0;
         self.ctx_by_norm.insert(norm, c);
         c
-    }
-
-    /// The class of a key, if it exists.
-    pub fn lookup(&self, ctx: usize, class: Id, layout: &Layout) -> Option<usize> {
-        let key = Key {
-            ctx,
-            class: self.eg.find(class),
-            norm: layout.normalize(),
-        };
-        self.index.get(&key).copied()
     }
 
     /// Lowers every queued view, until none is left or the node bound is hit.
@@ -484,7 +504,7 @@ impl<'a> StreamGraph<'a> {
             .take(self.bounds.reshape_sources)
             .cloned()
             .collect();
-        if let Some(l) = crate::schedule::slowdown::streaming_layout(t, clocks) {
+        if let Some(l) = self.caches.streaming(t, clocks) {
             if !out.contains(&l) {
                 out.push(l);
             }

@@ -160,19 +160,24 @@ impl StreamGraph<'_> {
             return Vec::new();
         };
         let cands = self.cands(&xt, l.clocks());
-        let norm = l.normalize();
-        let mut same: Vec<Layout> = cands
-            .iter()
-            .filter(|c| c.normalize() == norm)
-            .cloned()
-            .collect();
+        // normal forms compared as interned ones, each computed once per graph's caches
+        let l = self.intern(l);
+        let norm = self.norm(&l);
+        let mut same: Vec<Layout> = Vec::new();
+        for c in cands.iter() {
+            let c = self.intern(c);
+            if Rc::ptr_eq(&self.norm(&c), &norm) {
+                same.push((*c).clone());
+            }
+        }
         if let Some(f) = fit(&norm, &xt) {
-            if f.normalize() == norm && !same.contains(&f) {
-                same.push(f);
+            let f = self.intern_owned(f);
+            if Rc::ptr_eq(&self.norm(&f), &norm) && !same.contains(&f) {
+                same.push((*f).clone());
             }
         }
         // The producer's class may already hold a view with these wires.
-        if let Some(k) = self.lookup(ctx, x, l) {
+        if let Some(&k) = self.index.get(&(ctx, self.eg.find(x), addr(&norm))) {
             for v in &self.classes[k].views {
                 if !same.contains(v) && crate::st::verify::implements(v, &xt) {
                     same.push((**v).clone());

@@ -166,7 +166,7 @@ impl StreamGraph<'_> {
             let t = self.value_type(*inputs.get(*k)?)?;
             let (_, et) = t.as_seq()?;
             opts.push(self.cands(et, clocks));
-            streaming.push(crate::schedule::slowdown::streaming_layout(et, clocks));
+            streaming.push(self.caches.streaming(et, clocks));
             following.push(layout::following(et, &result));
             same_wires.push(super::fit(&result_norm, et));
         }
