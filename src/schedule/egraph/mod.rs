@@ -94,7 +94,7 @@ pub struct Options {
 /// [`Options::baseline_steps`] by default. Every baseline of the examples and of the paper's
 /// apps at their slowdowns lowers fewer than 3,000,000 nodes (demosaic_16x8 at 1152:
 /// 2,975,106, 6 s) except demosaic's at 8,294,400 (14,980,611, about 80 s); the baseline's
-/// steps take 0.2 to 20 microseconds each, so the budget is one second to a minute.
+/// steps take 0.2 to 20 microseconds each.
 pub const BASELINE_STEPS: u64 = 4_000_000;
 
 /// How an exact extraction that ran out of time begins its message.

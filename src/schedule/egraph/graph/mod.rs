@@ -51,8 +51,9 @@ type HashSet<K> = std::collections::HashSet<K, FxBuild>;
 /// allocation, so nodes clone, compare and drop them by pointer.
 pub type Lay = Rc<Layout>;
 
-/// The identity of a stream class.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The identity of a stream class (the graph finds a class by its normal form's interned
+/// address: [`StreamGraph::request`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Key {
     /// Index of the context in [`StreamGraph::ctxs`] (0: the top level).
     pub ctx: usize,
@@ -475,9 +476,8 @@ impl<'a> StreamGraph<'a> {
     }
 
     fn lower_view(&mut self, idx: usize, l: &Layout) {
-        let key = self.classes[idx].key.clone();
+        let (ctx, class) = (self.classes[idx].key.ctx, self.classes[idx].key.class);
         let ty = self.classes[idx].ty.clone();
-        let (ctx, class) = (key.ctx, key.class);
         let clocks = l.clocks();
         let enodes = self.eg[class].nodes.clone();
         for enode in &enodes {
