@@ -632,4 +632,18 @@ fn a_frame_sized_transpose_is_costly_to_measure_and_a_line_buffer_is_not() {
         identity.sources_analysis_atoms(),
         Perm::reshape_analysis_atoms(&c, &d)
     );
+    // asked before a node is measured, without the latency walk `Perm::of` does first
+    for (op, from, to, p) in [
+        (&op, &a, &b, &transpose),
+        (&shift, &frame, &frame, &row),
+        (&reshape, &c, &d, &identity),
+    ] {
+        let got = Perm::sources_analysis_atoms_of(op, from, to);
+        assert_eq!(got, Some(p.sources_analysis_atoms()), "{}", op.name());
+    }
+    assert_eq!(
+        Perm::sources_analysis_atoms_of(&StOp::ATuple, &frame, &frame),
+        None,
+        "an operator that moves no data has no such walk"
+    );
 }

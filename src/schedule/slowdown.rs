@@ -16,6 +16,7 @@
 use crate::seq::program::Program;
 use crate::seq::types::SeqType;
 use crate::st::Layout;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
@@ -169,35 +170,69 @@ struct Splits {
     layers: Vec<u64>,
     /// The most lanes a layout may have.
     max_lanes: u64,
-    /// One shared list of forms per (layer length, clocks): the splits of a large slowdown
-    /// share a few lists.
-    forms: HashMap<(u64, u64), Rc<[LayerForm]>>,
-    /// By (layer `l`, clocks left for layers `l..`): the shares of layer `l` that some
-    /// split of the rest completes, with the least and greatest total depth of the layers
-    /// from `l` on. Shared by every walk, so each is worked out once.
-    shares: HashMap<(usize, u64), Rc<[Share]>>,
+    /// By (layer `l`, clocks left for layers `l..`): the least and greatest total depth of
+    /// the layers from `l` on over the splits of those clocks whose layers all have a form
+    /// (`None`: no such split). It depends on the layers only, not on `max_lanes`, so it is
+    /// taken from [`RANGES`] and put back when done.
+    ranges: Ranges,
 }
 
-/// One layer's share of the clocks in a split: its forms and the depth range they and the
-/// layers after them can reach.
-struct Share {
-    clocks: u64,
+type FxMap<K, V> = HashMap<K, V, crate::util::fxhash::FxBuild>;
+
+/// [`Splits::ranges`]' type.
+type Ranges = FxMap<(usize, u64), Option<(usize, usize)>>;
+
+/// A layer's forms for its share of the clocks ([`layer_forms`]), `None` if it has none.
+type Forms = Option<Rc<LayerForms>>;
+
+thread_local! {
+    /// [`Splits::ranges`] by layer lengths: the candidates of every type with those layers
+    /// (many values of a program share a shape) at every clock count share them. Worked
+    /// out again for every candidate list, they were a sixth of demosaic's one-slowdown
+    /// explore at 1920x1080.
+    static RANGES: RefCell<FxMap<Vec<u64>, Ranges>> = Default::default();
+    /// [`layer_forms`] by (layer length, clocks).
+    static FORMS: RefCell<FxMap<(u64, u64), Forms>> = Default::default();
+}
+
+/// Tessera's forms of a layer for its share of the clocks, with what a walk prunes by.
+struct LayerForms {
     forms: Rc<[LayerForm]>,
-    /// The least and greatest depth of this layer's forms.
-    own: (usize, usize),
-    /// The fewest lanes of this layer's forms.
+    /// The least and greatest depth of the forms.
+    depth: (usize, usize),
+    /// The fewest lanes of the forms.
     lanes: u64,
-    /// The least and greatest total depth of this layer and the ones after it.
-    total: (usize, usize),
+}
+
+/// [`tessera_layer_forms`] of a layer of length `n` over `clocks` clocks, `None` if it has
+/// none; one shared list per (length, clocks).
+fn layer_forms(n: u64, clocks: u64) -> Forms {
+    if let Some(f) = FORMS.with(|m| m.borrow().get(&(n, clocks)).cloned()) {
+        return f;
+    }
+    let forms: Rc<[LayerForm]> = tessera_layer_forms(n, clocks).into();
+    let depths = forms.iter().map(LayerForm::depth);
+    let got = match (depths.clone().min(), depths.max()) {
+        (Some(lo), Some(hi)) => Some(Rc::new(LayerForms {
+            depth: (lo, hi),
+            lanes: forms.iter().map(|f| f.lanes(n)).min().unwrap_or(1),
+            forms,
+        })),
+        _ => None,
+    };
+    FORMS.with(|m| m.borrow_mut().insert((n, clocks), got.clone()));
+    got
 }
 
 impl Splits {
     fn new(layers: Vec<u64>, max_lanes: u64) -> Splits {
+        let ranges = RANGES
+            .with(|m| m.borrow_mut().remove(&layers))
+            .unwrap_or_default();
         Splits {
             layers,
             max_lanes,
-            forms: HashMap::new(),
-            shares: HashMap::new(),
+            ranges,
         }
     }
 
@@ -207,42 +242,26 @@ impl Splits {
         if l == self.layers.len() {
             return (clocks == 1).then_some((0, 0));
         }
-        let shares = self.shares(l, clocks);
-        let lo = shares.iter().map(|x| x.total.0).min()?;
-        let hi = shares.iter().map(|x| x.total.1).max()?;
-        Some((lo, hi))
-    }
-
-    fn shares(&mut self, l: usize, clocks: u64) -> Rc<[Share]> {
-        if let Some(s) = self.shares.get(&(l, clocks)) {
-            return s.clone();
+        if let Some(r) = self.ranges.get(&(l, clocks)) {
+            return *r;
         }
-        let n = self.layers[l];
-        let mut out = Vec::new();
+        let mut got: Option<(usize, usize)> = None;
         for d in divisors(clocks) {
-            let forms = self
-                .forms
-                .entry((n, d))
-                .or_insert_with(|| tessera_layer_forms(n, d).into())
-                .clone();
-            let depths = forms.iter().map(LayerForm::depth);
-            let (Some(lo), Some(hi)) = (depths.clone().min(), depths.max()) else {
-                continue;
-            };
-            let lanes = forms.iter().map(|f| f.lanes(n)).min().unwrap_or(1);
-            if let Some((rlo, rhi)) = self.range(l + 1, clocks / d) {
-                out.push(Share {
-                    clocks: d,
-                    forms,
-                    own: (lo, hi),
-                    lanes,
-                    total: (lo + rlo, hi + rhi),
-                });
+            if let Some((lo, hi)) = self.share(l, clocks, d) {
+                got = Some(got.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
             }
         }
-        let out: Rc<[Share]> = out.into();
-        self.shares.insert((l, clocks), out.clone());
-        out
+        self.ranges.insert((l, clocks), got);
+        got
+    }
+
+    /// Layer `l`'s forms for a share of `d` of the `clocks` left for layers `l..`, and the
+    /// least and greatest total depth of the splits that give it that share; `None` if no
+    /// split completes it.
+    fn share(&mut self, l: usize, clocks: u64, d: u64) -> Option<(usize, usize)> {
+        let f = layer_forms(self.layers[l], d)?;
+        let (rlo, rhi) = self.range(l + 1, clocks / d)?;
+        Some((f.depth.0 + rlo, f.depth.1 + rhi))
     }
 
     /// Visits, in order, every combination of total depth `depth` of every split of `s`;
@@ -276,24 +295,35 @@ impl Splits {
             let (layers, max_lanes) = (&self.layers, self.max_lanes);
             return walk(layers, split, &lo, &hi, depth, max_lanes, &mut combo, visit);
         }
-        let shares = self.shares(l, clocks);
-        for share in shares.iter() {
-            let (lo, hi) = share.total;
-            if depth < reached.0 + lo || depth > reached.1 + hi || share.lanes > lanes {
+        for d in divisors(clocks) {
+            let Some((lo, hi)) = self.share(l, clocks, d) else {
+                continue;
+            };
+            let Some(f) = layer_forms(self.layers[l], d) else {
+                continue;
+            };
+            if depth < reached.0 + lo || depth > reached.1 + hi || f.lanes > lanes {
                 continue;
             }
-            split.push(share.forms.clone());
-            let (a, b) = share.own;
-            let next = (reached.0 + a, reached.1 + b);
-            let rest = clocks / share.clocks;
-            let left = lanes / share.lanes;
-            let go_on = self.walk_splits(depth, rest, next, left, split, visit);
+            split.push(f.forms.clone());
+            let next = (reached.0 + f.depth.0, reached.1 + f.depth.1);
+            let go_on = self.walk_splits(depth, clocks / d, next, lanes / f.lanes, split, visit);
             split.pop();
             if !go_on {
                 return false;
             }
         }
         true
+    }
+}
+
+impl Drop for Splits {
+    /// Puts the ranges back for the next candidate list of the same layers.
+    fn drop(&mut self) {
+        let layers = std::mem::take(&mut self.layers);
+        let ranges = std::mem::take(&mut self.ranges);
+        // `try_with`: a Splits dropped while its thread ends has nowhere to return them
+        let _ = RANGES.try_with(|m| m.borrow_mut().insert(layers, ranges));
     }
 }
 
@@ -546,7 +576,7 @@ pub fn divisors(n: u64) -> Vec<u64> {
     // Trial division costs sqrt(n): at a slowdown near 2^28 with many divisors, the
     // layout enumeration asks for the same few hundred numbers thousands of times.
     thread_local! {
-        static KNOWN: std::cell::RefCell<HashMap<u64, Rc<[u64]>>> = Default::default();
+        static KNOWN: RefCell<HashMap<u64, Rc<[u64]>>> = Default::default();
     }
     KNOWN.with(|k| {
         k.borrow_mut()

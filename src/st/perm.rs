@@ -124,6 +124,23 @@ impl Perm {
     /// The map of a data-movement operator ([`StOp::is_data_movement`]) between its checked
     /// input and output layouts; `None` for other operators.
     pub fn of(op: &StOp, input: &Layout, output: &Layout) -> Option<Perm> {
+        let mut p = Perm::untimed(op, input, output)?;
+        p.latency = match op {
+            StOp::Fifo { delay, .. } => *delay,
+            _ => p.min_latency(),
+        };
+        Some(p)
+    }
+
+    /// [`Perm::sources_analysis_atoms`] of a data-movement operator, without working out
+    /// its latency first ([`Perm::of`]): the bound is asked before measuring a node, and on
+    /// a frame-sized shift or transpose the latency walk cost as much as the measurement.
+    pub fn sources_analysis_atoms_of(op: &StOp, input: &Layout, output: &Layout) -> Option<u64> {
+        Perm::untimed(op, input, output).map(|p| p.sources_analysis_atoms())
+    }
+
+    /// [`Perm::of`] with latency 0.
+    fn untimed(op: &StOp, input: &Layout, output: &Layout) -> Option<Perm> {
         let map = match op {
             StOp::UpS { elem, .. } | StOp::UpT { elem, .. } => AtomMap::Repeat { a: elem.atoms() },
             StOp::DownS { idx, elem, .. } | StOp::DownT { idx, elem, .. } => AtomMap::Offset {
@@ -166,17 +183,12 @@ impl Perm {
             },
             _ => return None,
         };
-        let mut p = Perm {
+        Some(Perm {
             input: input.clone(),
             output: output.clone(),
             map,
             latency: 0,
-        };
-        p.latency = match op {
-            StOp::Fifo { delay, .. } => *delay,
-            _ => p.min_latency(),
-        };
-        Some(p)
+        })
     }
 
     /// The source of output atom `o` (`o < output.atoms()`).

@@ -104,8 +104,9 @@ impl StreamGraph<'_> {
         for n in d.top_scope() {
             let op = &d.node(n).op;
             if op.is_data_movement() {
-                let p = Perm::of(op, d.layout(d.node(n).args[0]), d.layout(n));
-                if p.is_some_and(|p| p.sources_analysis_atoms() > analysis_atoms) {
+                let atoms =
+                    Perm::sources_analysis_atoms_of(op, d.layout(d.node(n).args[0]), d.layout(n));
+                if atoms.is_some_and(|a| a > analysis_atoms) {
                     return Err("a movement too large to analyse".into());
                 }
             }
