@@ -101,7 +101,9 @@ impl Lowerer<'_> {
         rest: &[LayerForm],
     ) -> Result<StId, String> {
         let out = build_layout(ty, forms);
-        let cands = candidates(r, no, ni);
+        // listed only for a search that runs: a known winner needs none (listing them was a
+        // tenth of demosaic's baseline at 4147200)
+        let cands = || candidates(r, no, ni);
         let fail = |e: String| format!("unpartition {no} {ni}: {e}");
         let key = self.search_key(x, no, ni, ty, forms);
         let winner = match &key {
@@ -110,6 +112,7 @@ impl Lowerer<'_> {
                 match known {
                     Some(cand) => cand,
                     None => {
+                        let cands = cands();
                         let bounds = self.bounds(x, &cands, rest, &out);
                         let refine = |i: usize| self.reshape_cost(x, &cands[i], rest, &out);
                         let (i, ()) = pick(&bounds, refine, |i| {
@@ -126,6 +129,7 @@ impl Lowerer<'_> {
             None => {
                 // In a body a candidate's cost is zero (see `subdesign_area`).
                 let in_body = self.in_body();
+                let cands = cands();
                 let bounds = match in_body {
                     true => vec![Some(0.0); cands.len()],
                     false => self.bounds(x, &cands, rest, &out),
