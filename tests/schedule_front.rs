@@ -19,6 +19,14 @@ fn program(file: &str) -> Program {
 
 /// Explores `slowdowns`, checks every design in the simulator, and checks that the area
 /// never grows along a multiple (s | s' => area(s') <= area(s)).
+/// The default options without bursts or stalls: each slowdown's own design.
+fn direct() -> egraph::Options {
+    egraph::Options {
+        burst: false,
+        ..egraph::Options::default()
+    }
+}
+
 fn monotone(file: &str, slowdowns: &[u64]) {
     let p = program(file);
     let rows = egraph::explore_designs(&p, slowdowns, &egraph::Options::default());
@@ -70,12 +78,8 @@ fn front_is_monotone_along_multiples() {
 #[test]
 fn bursts_reuse_the_faster_design() {
     let p = program("examples/seed/blur3x1.seq");
-    let direct = egraph::Options {
-        burst: false,
-        ..egraph::Options::default()
-    };
-    let d24 = egraph::schedule(&p, 24, &direct).unwrap();
-    let d48 = egraph::schedule(&p, 48, &direct).unwrap();
+    let d24 = egraph::schedule(&p, 24, &direct()).unwrap();
+    let d48 = egraph::schedule(&p, 48, &direct()).unwrap();
     assert!(d48.area > d24.area, "{} vs {}", d48.area, d24.area);
     let b48 = egraph::schedule(&p, 48, &egraph::Options::default()).unwrap();
     let b = b48.burst.expect("a burst design");
@@ -408,10 +412,7 @@ fn explore_marks_a_baseline_over_its_budget() {
 #[test]
 fn a_pinned_output_is_as_small_as_the_unpinned_choice() {
     let p = program("examples/first_layer_pyr.seq");
-    let o = egraph::Options {
-        burst: false,
-        ..egraph::Options::default()
-    };
+    let o = direct();
     let free = egraph::schedule(&p, 64, &o).unwrap();
     assert!(free.truncated, "the case needs a graph cut at its bound");
     let pinned = egraph::Options {

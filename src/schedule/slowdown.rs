@@ -188,8 +188,8 @@ type Forms = Option<Rc<LayerForms>>;
 thread_local! {
     /// [`Splits::ranges`] by layer lengths: the candidates of every type with those layers
     /// (many values of a program share a shape) at every clock count share them. Worked
-    /// out again for every candidate list, they were a sixth of demosaic's one-slowdown
-    /// explore at 1920x1080.
+    /// out again for every candidate list, they were a sixth of the e-graph's time in
+    /// demosaic's one-slowdown explore at 8294400.
     static RANGES: RefCell<FxMap<Vec<u64>, Ranges>> = Default::default();
     /// [`layer_forms`] by (layer length, clocks).
     static FORMS: RefCell<FxMap<(u64, u64), Forms>> = Default::default();
@@ -247,7 +247,7 @@ impl Splits {
         }
         let mut got: Option<(usize, usize)> = None;
         for d in divisors(clocks) {
-            if let Some((lo, hi)) = self.share(l, clocks, d) {
+            if let Some((_, (lo, hi))) = self.share(l, clocks, d) {
                 got = Some(got.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
             }
         }
@@ -258,10 +258,11 @@ impl Splits {
     /// Layer `l`'s forms for a share of `d` of the `clocks` left for layers `l..`, and the
     /// least and greatest total depth of the splits that give it that share; `None` if no
     /// split completes it.
-    fn share(&mut self, l: usize, clocks: u64, d: u64) -> Option<(usize, usize)> {
+    fn share(&mut self, l: usize, clocks: u64, d: u64) -> Option<(Rc<LayerForms>, (usize, usize))> {
         let f = layer_forms(self.layers[l], d)?;
         let (rlo, rhi) = self.range(l + 1, clocks / d)?;
-        Some((f.depth.0 + rlo, f.depth.1 + rhi))
+        let total = (f.depth.0 + rlo, f.depth.1 + rhi);
+        Some((f, total))
     }
 
     /// Visits, in order, every combination of total depth `depth` of every split of `s`;
@@ -296,10 +297,7 @@ impl Splits {
             return walk(layers, split, &lo, &hi, depth, max_lanes, &mut combo, visit);
         }
         for d in divisors(clocks) {
-            let Some((lo, hi)) = self.share(l, clocks, d) else {
-                continue;
-            };
-            let Some(f) = layer_forms(self.layers[l], d) else {
+            let Some((f, (lo, hi))) = self.share(l, clocks, d) else {
                 continue;
             };
             if depth < reached.0 + lo || depth > reached.1 + hi || f.lanes > lanes {

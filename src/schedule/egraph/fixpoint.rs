@@ -302,7 +302,7 @@ mod tests {
                 .classes
                 .iter()
                 .find(|c| c.nodes.iter().any(|nd| matches!(*nd.how, How::Input(0))))
-                .map(|c| c.key.norm.clone())
+                .map(|c| (*c.key.norm).clone())
                 .expect("input 0 is declared");
             let only = |k: usize, norm: &Layout| k != 0 || *norm == first;
             let constrained = choose(&g, w, &only);

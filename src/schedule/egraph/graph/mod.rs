@@ -59,8 +59,8 @@ pub struct Key {
     pub ctx: usize,
     /// The phase-1 e-class.
     pub class: Id,
-    /// The normal form of the layout.
-    pub norm: Layout,
+    /// The normal form of the layout (interned: [`StreamGraph::intern`]).
+    pub norm: Lay,
 }
 
 /// A stream node.
@@ -399,7 +399,7 @@ impl<'a> StreamGraph<'a> {
                     key: Key {
                         ctx,
                         class,
-                        norm: (*norm).clone(),
+                        norm: norm.clone(),
                     },
                     ty,
                     views: Vec::new(),

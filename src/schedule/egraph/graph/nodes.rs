@@ -162,7 +162,8 @@ impl StreamGraph<'_> {
         let Some((own, mult, out)) = measured else {
             return;
         };
-        if *self.norm(&out) != self.classes[idx].key.norm {
+        // interned: equal normal forms are one allocation
+        if !Rc::ptr_eq(&self.norm(&out), &self.classes[idx].key.norm) {
             return;
         }
         let node = SNode {
