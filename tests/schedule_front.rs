@@ -430,3 +430,45 @@ fn a_pinned_output_is_as_small_as_the_unpinned_choice() {
     let v = verify(&got.design, &p, &random_frames(&p, 64, 2)).unwrap();
     assert!(v.passed(), "{:?}", v.mismatches.first());
 }
+
+/// A design whose ports have no outer `tseq` still serves its multiples in bursts, the
+/// port laid out as `(tseq 1 (m-1) L)`: transpose_lanes's s = 8 design reads its image in
+/// four lanes, each a column over time, and at 16 and 32 the same hardware runs one frame
+/// in every 2 and 4 (their direct designs cost more: wider phase counters). The bursts
+/// simulate, and the one at 16 runs in Icarus, equal to the interpreter.
+#[test]
+fn ports_without_an_outer_tseq_burst() {
+    let file = "tests/data/front/transpose_lanes.seq";
+    monotone(file, &[8, 16, 32]);
+    let p = program(file);
+    let d8 = egraph::schedule(&p, 8, &direct()).unwrap();
+    assert_eq!(
+        d8.input_layouts[0].to_string(),
+        "(sseq 4 (tseq 8 0 uint8))",
+        "the case needs a port with no outer tseq"
+    );
+    for (s, m) in [(16, 2), (32, 4)] {
+        let own = egraph::schedule(&p, s, &direct()).unwrap();
+        let got = egraph::schedule(&p, s, &egraph::Options::default()).unwrap();
+        let b = got.burst.expect("a burst design");
+        assert_eq!((b.from, b.factor, b.stalled_to), (8, m, None));
+        assert_eq!(got.area, d8.area);
+        assert!(own.area > got.area, "{} at {s}", own.area);
+        assert_eq!(
+            got.input_layouts[0].to_string(),
+            format!("(tseq 1 {} {})", m - 1, d8.input_layouts[0])
+        );
+    }
+    if !tessera::rtl::tools::require_tool(&["iverilog", "vvp", "verilator"], "a burst in Icarus") {
+        return;
+    }
+    let got = egraph::schedule(&p, 16, &egraph::Options::default()).unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schedule_front_lanes_burst");
+    let opts = tessera::rtl::verify::VerifyOptions {
+        frames: 3,
+        ..Default::default()
+    };
+    let v = tessera::rtl::verify::verify_rtl(&got.design, &p, &dir, &opts).unwrap();
+    assert!(v.passed(), "{:?} {:#?}", v.lint, v.mismatches);
+    assert!(v.atoms_checked > 0);
+}
