@@ -125,6 +125,33 @@ fn syntax_and_type_errors_give_file_line_and_column() {
         &["mismatch"],
     );
     names(&tessera(&["area", &st]), &format!("{st}:3:"), &[]);
+    // the operator as written, not the reader's lookup key (`mapt`)
+    let timed = write(
+        "timed.st",
+        "(design d)\n(input I (tseq 4 0 int8))\n(output (map_t 4 0 abs (map_t 3 0 abs I)))\n",
+    );
+    names(
+        &tessera(&["check", &timed]),
+        &format!("{timed}:3:"),
+        &["map_t: layout mismatch"],
+    );
+    // a literal written as a program value gets the literal's spelling
+    let init = write(
+        "init.seq",
+        "(input I (seq 16 int8))\n(output (shift 16 2 (init (const int8 -3)) I))\n",
+    );
+    names(
+        &tessera(&["check", &init]),
+        &format!("{init}:2:"),
+        &["without `const`, as `-3`"],
+    );
+    // a program where a design is read says which file is which
+    let conv = example("conv2d.seq");
+    names(
+        &tessera(&["sim", &conv, "--program", &conv]),
+        &format!("{conv}:"),
+        &["a .seq file is a program", "tessera schedule"],
+    );
 }
 
 #[test]
@@ -222,6 +249,27 @@ fn an_option_that_does_not_fit_the_file_names_it() {
         &conv,
         &["--clock-mhz"],
     );
+    names(
+        &tessera(&["explore", &conv, "--clock-mhz", "-3"]),
+        &conv,
+        &["--clock-mhz"],
+    );
+    names(
+        &tessera(&["explore", &conv, "--slowdowns", ""]),
+        &conv,
+        &["--slowdowns: give at least one slowdown"],
+    );
+    names(
+        &tessera(&["explore", &conv, "--max-slowdown", "0"]),
+        &conv,
+        &["--max-slowdown 0 leaves no slowdown", "the least is 1"],
+    );
+    // a negative number is a bad value, not an unknown flag
+    let out = tessera(&["schedule", &conv, "--slowdown", "-1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("invalid value '-1' for '--slowdown"), "{err}");
+    assert!(!err.contains("unexpected argument"), "{err}");
     names(
         &tessera(&[
             "sim",

@@ -709,13 +709,22 @@ fn out_of_range_literals() {
         "(input I (seq 99999999999999999999999 uint8))\n(output I)",
         1,
         15,
-        &["expected a whole number for the length"],
+        &[
+            "the length 99999999999999999999999 is too large",
+            "at most 268435456",
+        ],
     );
     fails_at(
         "(input I (seq 268435457 uint8))\n(output I)",
         1,
         15,
-        &["whole number"],
+        &["the length 268435457 is too large"],
+    );
+    fails_at(
+        "(input I (seq 4x uint8))\n(output I)",
+        1,
+        15,
+        &["expected a whole number for the length, found `4x`"],
     );
     fails_at(
         "(input I (seq 65536 (seq 65536 uint8)))\n(output I)",
@@ -963,7 +972,7 @@ fn cli_reports_bad_json_inputs() {
             String::new(),
             &["I: expected a value of type"],
         ),
-        (prog, "empty.json", "", ":1:0".into(), &["invalid JSON"]),
+        (prog, "empty.json", "", ":1:1".into(), &["invalid JSON"]),
     ];
     for (p, name, json, at, words) in cases {
         let input = scratch(name, json);

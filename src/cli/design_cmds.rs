@@ -87,14 +87,22 @@ pub fn check(file: &Path, json: bool) -> CliResult {
         }
         println!("  area   : {}", area_text(&a, &w));
         println!(
-            "  clock  : {:.1} MHz modelled on {} (critical path {:.2} ns of logic: {})",
+            "  clock  : {:.1} MHz modelled on {} (critical path: {})",
             cp.mhz,
             target.name,
-            cp.ns,
-            cp.ops.join(" -> ")
+            logic_path(cp.ns, &cp.ops)
         );
     }
     Ok(0)
+}
+
+/// A modelled critical path for messages: its delay and operators, or that it has none (a
+/// design of wires only: its clock is the register's alone).
+pub(super) fn logic_path(ns: f64, ops: &[String]) -> String {
+    if ops.is_empty() {
+        return "no logic between registers, wiring only".into();
+    }
+    format!("{ns:.2} ns of logic: {}", ops.join(" -> "))
 }
 
 /// A design that cannot implement its program, as an error naming both files.

@@ -458,7 +458,14 @@ enum Command {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    use clap::{CommandFactory, FromArgMatches};
+    // `--slowdown -1` is a bad value to be named as such (`invalid digit`), not an unknown
+    // flag `-1` whose tip (`-- -1`) fails too
+    let command = Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true));
+    let parsed = command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

@@ -249,7 +249,9 @@ pub fn read_inputs(p: &Program, path: &Path) -> Result<Vec<Value>, Diagnostic> {
             &file,
             crate::util::diag::Pos {
                 line: e.line() as u32,
-                col: e.column() as u32,
+                // serde_json counts columns from 1, and says 0 at the very start of a line
+                // (an end of file after a newline): positions here start at 1
+                col: e.column().max(1) as u32,
             },
             format!("invalid JSON: {e}"),
         )

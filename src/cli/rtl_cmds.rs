@@ -569,10 +569,9 @@ pub fn fmax(
             d.name, rep.fmax_mhz, rep.seed, rep.logic_cells, rep.logic_cells_available, rep.harness_ffs, rep.rams, r.latency
         );
         println!(
-            "  the delay model predicts {:.1} MHz ({:.2} ns of logic: {})",
+            "  the delay model predicts {:.1} MHz ({})",
             model.mhz,
-            model.ns,
-            model.ops.join(" -> ")
+            super::design_cmds::logic_path(model.ns, &model.ops)
         );
         println!("  critical path:");
         for s in &rep.critical_path {

@@ -469,9 +469,19 @@ pub fn explore(
     progress: crate::util::progress::Reporter,
 ) -> CliResult {
     let p = load_program(file)?;
+    if list.is_some_and(|l| l.split(',').all(|x| x.trim().is_empty())) {
+        return Err("--slowdowns: give at least one slowdown, e.g. --slowdowns 4,8,16".into());
+    }
     let mut slowdowns = slowdown_list(&p, None, list, list.is_none())?;
     if let Some(m) = max {
         slowdowns.retain(|s| *s <= m);
+        if slowdowns.is_empty() {
+            let least = slowdown_list(&p, None, list, list.is_none())?[0];
+            return Err(format!(
+                "--max-slowdown {m} leaves no slowdown to explore: the least is {least}"
+            )
+            .into());
+        }
     }
     let o = egraph::Options {
         baseline: baseline.is_some(),

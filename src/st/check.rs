@@ -327,9 +327,9 @@ pub fn signature(
             valid(to)?;
             if from.clocks() != to.clocks() {
                 return Err(err(format!(
-                    "a reshape keeps the clock count, but {from} takes {} clocks and {to} takes {}",
-                    from.clocks(),
-                    to.clocks()
+                    "a reshape keeps the clock count, but {from} takes {} and {to} takes {}",
+                    crate::util::diag::count(from.clocks(), "clock"),
+                    crate::util::diag::count(to.clocks(), "clock")
                 )));
             }
             if from.atoms() != to.atoms() {

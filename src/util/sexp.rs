@@ -54,6 +54,25 @@ impl Sexp {
         self.list().and_then(|xs| xs.first()).and_then(Sexp::atom)
     }
 
+    /// The whole number an atom spells, at most `max`; else what to tell the user about
+    /// it, for a field named `what` ("the length"): a number too large is named as such,
+    /// not as something other than a number.
+    pub fn natural(&self, what: &str, max: u64) -> Result<u64, String> {
+        let text = self.atom().unwrap_or("");
+        let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        match text.parse::<u64>() {
+            Ok(n) if n <= max => Ok(n),
+            _ if digits => Err(format!(
+                "the {what} {} is too large: at most {max}",
+                self.excerpt(40)
+            )),
+            _ => Err(format!(
+                "expected a whole number for the {what}, found `{}`",
+                self.excerpt(40)
+            )),
+        }
+    }
+
     /// A short rendering for messages, cut at `max` characters.
     pub fn excerpt(&self, max: usize) -> String {
         let s = self.to_string();

@@ -503,8 +503,8 @@ fn pinned_output(p: &Program, s: u64, l: &Layout) -> Result<Layout, String> {
     };
     if fitted.clocks() != s {
         return Err(format!(
-            "the output layout {l} takes {} clocks, but the slowdown is {s}",
-            fitted.clocks()
+            "the output layout {l} takes {}, but the slowdown is {s}",
+            crate::util::diag::count(fitted.clocks(), "clock")
         ));
     }
     Ok(fitted)

@@ -71,18 +71,7 @@ impl Front<'_> {
     }
 
     pub(super) fn natural(&self, sx: &Sexp, what: &str) -> Result<u64, Diagnostic> {
-        sx.atom()
-            .and_then(|s| s.parse::<u64>().ok())
-            .filter(|n| *n <= MAX_ATOMS)
-            .ok_or_else(|| {
-                self.err(
-                    sx.pos,
-                    format!(
-                        "expected a whole number for the {what}, found `{}`",
-                        sx.excerpt(40)
-                    ),
-                )
-            })
+        sx.natural(what, MAX_ATOMS).map_err(|e| self.err(sx.pos, e))
     }
 
     /// Parses a literal of type `t` ([`crate::seq::value::parse_literal`]).

@@ -17,7 +17,16 @@ pub fn load_design(path: &Path) -> Result<Design, Diagnostic> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| Diagnostic::file(&file, format!("cannot read the file: {e}")))?;
-    parse_design(&file, &text)
+    parse_design(&file, &text).map_err(|mut e| {
+        // a program given where a design is read: say which is which
+        if path.extension().is_some_and(|x| x == "seq") {
+            e.message.push_str(
+                "\n  (this reads a space-time design, a .st file; a .seq file is a program: \
+                 `tessera schedule FILE.seq --slowdown S -o FILE.st` writes its design)",
+            );
+        }
+        e
+    })
 }
 
 /// Parses one layout written as in `.st` files (`(tseq 16 0 uint8)`); `what` names the
@@ -178,18 +187,8 @@ impl Parser<'_> {
                 format!("`{}`: missing the {what}", form.excerpt(40)),
             )
         })?;
-        sx.atom()
-            .and_then(|s| s.parse::<u64>().ok())
-            .filter(|n| *n <= crate::st::layout::MAX_SIZE)
-            .ok_or_else(|| {
-                self.err(
-                    sx.pos,
-                    format!(
-                        "expected a whole number for the {what}, found `{}`",
-                        sx.excerpt(40)
-                    ),
-                )
-            })
+        sx.natural(what, crate::st::layout::MAX_SIZE)
+            .map_err(|e| self.err(sx.pos, e))
     }
 
     /// Parses a layout.

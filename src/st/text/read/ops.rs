@@ -297,6 +297,8 @@ impl Parser<'_> {
         if key == "stall" {
             return self.stall(sx, c, env, extra);
         }
+        // messages name the operator as written (`map_t`), not by its lookup key (`mapt`)
+        let name = form.head().unwrap_or(key);
         let n = self.num(c.next(), form, "n")?;
         let timed = key.ends_with('t');
         let i = if timed {
@@ -313,13 +315,13 @@ impl Parser<'_> {
                 .map(|x| self.num(Some(x), r, "register position"))
                 .collect::<Result<Vec<u64>, _>>()?,
             Some(r) => {
-                return Err(self.err(r.pos, format!("{key}: only reduce_s takes (regs ...)")))
+                return Err(self.err(r.pos, format!("{name}: only reduce_s takes (regs ...)")))
             }
             None => Vec::new(),
         };
         let f = c
             .next()
-            .ok_or_else(|| self.err(form.pos, format!("{key}: missing the function")))?;
+            .ok_or_else(|| self.err(form.pos, format!("{name}: missing the function")))?;
         let mut args = Vec::new();
         for a in c.rest() {
             args.push(self.expr(a, env)?);
@@ -349,7 +351,7 @@ impl Parser<'_> {
                 let want = if timed { format!("(tseq {n} {i} _)") } else { format!("(sseq {n} _)") };
                 self.err(
                     sx.pos,
-                    format!("{key}: layout mismatch: the operator takes {want}, but its input gives {l}"),
+                    format!("{name}: layout mismatch: the operator takes {want}, but its input gives {l}"),
                 )
             })?;
             params.push(if key.starts_with("reduce") {
