@@ -145,6 +145,16 @@ fn syntax_and_type_errors_give_file_line_and_column() {
         &format!("{init}:2:"),
         &["without `const`, as `-3`"],
     );
+    // a design in a file not named .st is read as a program, and told so
+    let unnamed = write(
+        "design.txt",
+        "(design d)\n(input I (tseq 4 0 int8))\n(output (map_t 4 0 abs I))\n",
+    );
+    names(
+        &tessera(&["check", &unnamed]),
+        &format!("{unnamed}:1:"),
+        &["a file named .st"],
+    );
     // a program where a design is read says which file is which
     let conv = example("conv2d.seq");
     names(

@@ -181,13 +181,19 @@ impl<'a> Front<'a> {
                 *output = Some(form);
             }
             _ => {
+                // a space-time design read as a program (a file not named .st)
+                let design = if head == "design" {
+                    "; this is a space-time design, which the commands read from a file named .st"
+                } else {
+                    ""
+                };
                 return Err(self.err(
                     form.pos,
                     format!(
-                        "expected a top-level form `(input ...)`, `(let ...)`, `(def ...)` or `(output ...)`, found `{}`",
+                        "expected a top-level form `(input ...)`, `(let ...)`, `(def ...)` or `(output ...)`, found `{}`{design}",
                         form.excerpt(40)
                     ),
-                ))
+                ));
             }
         }
         Ok(())
