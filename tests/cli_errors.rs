@@ -125,36 +125,34 @@ fn syntax_and_type_errors_give_file_line_and_column() {
         &["mismatch"],
     );
     names(&tessera(&["area", &st]), &format!("{st}:3:"), &[]);
-    // the operator as written, not the reader's lookup key (`mapt`)
-    let timed = write(
-        "timed.st",
-        "(design d)\n(input I (tseq 4 0 int8))\n(output (map_t 4 0 abs (map_t 3 0 abs I)))\n",
-    );
-    names(
-        &tessera(&["check", &timed]),
-        &format!("{timed}:3:"),
-        &["map_t: layout mismatch"],
-    );
-    // a literal written as a program value gets the literal's spelling
-    let init = write(
-        "init.seq",
-        "(input I (seq 16 int8))\n(output (shift 16 2 (init (const int8 -3)) I))\n",
-    );
-    names(
-        &tessera(&["check", &init]),
-        &format!("{init}:2:"),
-        &["without `const`, as `-3`"],
-    );
-    // a design in a file not named .st is read as a program, and told so
-    let unnamed = write(
-        "design.txt",
-        "(design d)\n(input I (tseq 4 0 int8))\n(output (map_t 4 0 abs I))\n",
-    );
-    names(
-        &tessera(&["check", &unnamed]),
-        &format!("{unnamed}:1:"),
-        &["a file named .st"],
-    );
+    // (file, text, line, what the message says)
+    let told = [
+        // the operator as written, not the reader's lookup key (`mapt`)
+        (
+            "timed.st",
+            "(design d)\n(input I (tseq 4 0 int8))\n(output (map_t 4 0 abs (map_t 3 0 abs I)))\n",
+            3,
+            "map_t: layout mismatch",
+        ),
+        // a literal written as a program value gets the literal's spelling
+        (
+            "init.seq",
+            "(input I (seq 16 int8))\n(output (shift 16 2 (init (const int8 -3)) I))\n",
+            2,
+            "without `const`, as `-3`",
+        ),
+        // a design in a file not named .st is read as a program, and told so
+        (
+            "design.txt",
+            "(design d)\n(input I (tseq 4 0 int8))\n(output (map_t 4 0 abs I))\n",
+            1,
+            "a file named .st",
+        ),
+    ];
+    for (name, text, line, says) in told {
+        let f = write(name, text);
+        names(&tessera(&["check", &f]), &format!("{f}:{line}:"), &[says]);
+    }
     // a program where a design is read says which file is which
     let conv = example("conv2d.seq");
     names(

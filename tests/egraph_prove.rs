@@ -96,6 +96,10 @@ fn false_equalities_are_refused() {
             "tests/data/egraph/false/cast_of_sum.seq",
             "tests/data/egraph/false/cast_sum_of_casts.seq",
         ),
+        (
+            "tests/data/egraph/commute/sub_x_1.seq",
+            "tests/data/egraph/commute/sub_1_x.seq",
+        ),
     ];
     for (a, b) in cases {
         let out = tessera().args(["prove", "--stats", a, b]).output().unwrap();
@@ -225,4 +229,25 @@ fn prove_fuses_maps_by_default_and_still_refuses_the_other_order() {
     assert!(text.starts_with("proven:"), "{text}");
     let (code, text) = run("tests/data/egraph/fusion/fused_other_order.seq");
     assert!(text.starts_with("not proven:"), "{code:?} {text}");
+}
+
+/// Programs that differ in the order of a commutative operator's operands are proven equal
+/// by default (the `commute` set, `rules/seq/commute.rules`); subtraction's operands swapped
+/// are refused above (`false_equalities_are_refused`).
+#[test]
+fn prove_swaps_commutative_operands_by_default() {
+    let out = tessera()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "prove",
+            "--explain",
+            "tests/data/egraph/commute/add_x_1.seq",
+            "tests/data/egraph/commute/add_1_x.seq",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("proven:"), "{text}");
+    assert!(text.contains("add-comm"), "{text}");
 }

@@ -40,9 +40,9 @@ pub(super) struct SatArgs {
     #[arg(long, value_name = "LIST")]
     factors: Option<String>,
     /// Rule sets to use, such as program,simplify,core or program,simplify,core,extra
-    /// (default program,simplify,core; `prove` adds fusion). `program` rules rewrite the
-    /// program once, then `simplify` and `fusion` rules run to a fixpoint, then the others
-    /// saturate.
+    /// (default program,simplify,core; `prove` adds fusion and commute). `program` rules
+    /// rewrite the program once, then `simplify` and `fusion` rules run to a fixpoint, then
+    /// the others saturate.
     #[arg(long, value_name = "LIST")]
     sets: Option<String>,
     /// Iteration limit (default: `saturate` 6 and `prove` 40; 6 iterations and 3000 e-nodes

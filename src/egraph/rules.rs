@@ -76,6 +76,10 @@ pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
         "rules/seq/arith.rules",
         include_str!("../../rules/seq/arith.rules"),
     ),
+    (
+        "rules/seq/commute.rules",
+        include_str!("../../rules/seq/commute.rules"),
+    ),
 ];
 
 /// A `where` clause: a condition or generator applied to variables.

@@ -79,6 +79,12 @@ pub const SIMPLIFY_SET: &str = "simplify";
 /// (docs/rules.md).
 pub const FUSION_SET: &str = "fusion";
 
+/// The commutative atom operators' operand swaps (`rules/seq/commute.rules`). `tessera
+/// prove` uses them by default, so that programs that differ in the order of an operator's
+/// operands are proven equal; the scheduler does not (a design is the same hardware either
+/// way, and each swap doubles the e-nodes of its operator's class).
+pub const COMMUTE_SET: &str = "commute";
+
 /// The bounds of the [`SIMPLIFY_SET`] phase: iterations, and e-nodes it may add.
 pub const SIMPLIFY_LIMITS: Limits = Limits {
     iterations: 40,
@@ -87,10 +93,12 @@ pub const SIMPLIFY_LIMITS: Limits = Limits {
 };
 
 impl SatConfig {
-    /// The default configuration of a proof: the default sets and [`FUSION_SET`].
+    /// The default configuration of a proof: the default sets, [`FUSION_SET`] and
+    /// [`COMMUTE_SET`].
     pub fn for_proof() -> SatConfig {
         let mut cfg = SatConfig::default();
         cfg.sets.push(FUSION_SET.to_string());
+        cfg.sets.push(COMMUTE_SET.to_string());
         cfg
     }
 }

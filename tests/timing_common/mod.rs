@@ -22,6 +22,20 @@ pub fn scheduled(p: &Program, s: u64, mhz: Option<f64>) -> Design {
     Schedules::new(p, mhz).at(s)
 }
 
+/// [`scheduled`] without bursts or stalls: the slowdown's own design, where a test is
+/// about how that slowdown lays the program out (a faster design run slower may be
+/// smaller, and would take its place).
+pub fn scheduled_direct(p: &Program, s: u64, mhz: Option<f64>) -> Design {
+    let o = egraph::Options {
+        clock: mhz.map(Clock::ice40),
+        burst: false,
+        ..egraph::Options::default()
+    };
+    egraph::schedule(p, s, &o)
+        .unwrap_or_else(|e| panic!("{} s={s}: {e}", p.name))
+        .design
+}
+
 /// The e-graph scheduler's designs of one program at one clock (or none), those of
 /// `egraph::schedule`, with the faster slowdowns' designs that bursts start from scheduled once for
 /// all slowdowns asked ([`egraph::Memo`]) rather than again for each.

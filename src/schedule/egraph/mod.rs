@@ -388,7 +388,9 @@ fn schedule_memo(
     // the burst), so all are scheduled at once, in parallel
     prefill(p, sources.iter().copied().chain([s]), o, memo);
     let mut best = direct(p, s, o, memo).clone();
-    if !bursting {
+    // with `--exact`, a slowdown whose own ILP proved no optimum has no design: a faster
+    // design run slower is no proof of one (a smaller burst beside a proven design is kept)
+    if !bursting || (o.exact && best.is_err()) {
         return best;
     }
     // bursts before stalls: on a tie the burst is kept, it needs no control
