@@ -17,8 +17,6 @@ fn program(file: &str) -> Program {
     load_program(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Explores `slowdowns`, checks every design in the simulator, and checks that the area
-/// never grows along a multiple (s | s' => area(s') <= area(s)).
 /// The default options without bursts or stalls: each slowdown's own design.
 fn direct() -> egraph::Options {
     egraph::Options {
@@ -27,6 +25,8 @@ fn direct() -> egraph::Options {
     }
 }
 
+/// Explores `slowdowns`, checks every design in the simulator, and checks that the area
+/// never grows along a multiple (s | s' => area(s') <= area(s)).
 fn monotone(file: &str, slowdowns: &[u64]) {
     let p = program(file);
     let rows = egraph::explore_designs(&p, slowdowns, &egraph::Options::default());

@@ -474,9 +474,10 @@ pub fn explore(
     }
     let mut slowdowns = slowdown_list(&p, None, list, list.is_none())?;
     if let Some(m) = max {
+        // the list is sorted and not empty
+        let least = slowdowns[0];
         slowdowns.retain(|s| *s <= m);
         if slowdowns.is_empty() {
-            let least = slowdown_list(&p, None, list, list.is_none())?[0];
             return Err(format!(
                 "--max-slowdown {m} leaves no slowdown to explore: the least is {least}"
             )

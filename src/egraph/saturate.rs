@@ -82,7 +82,7 @@ pub const FUSION_SET: &str = "fusion";
 /// The commutative atom operators' operand swaps (`rules/seq/commute.rules`). `tessera
 /// prove` uses them by default, so that programs that differ in the order of an operator's
 /// operands are proven equal; the scheduler does not (a design is the same hardware either
-/// way, and each swap doubles the e-nodes of its operator's class).
+/// way; docs/rules.md).
 pub const COMMUTE_SET: &str = "commute";
 
 /// The bounds of the [`SIMPLIFY_SET`] phase: iterations, and e-nodes it may add.

@@ -193,13 +193,12 @@ pub fn parse_literal(file: &str, sx: &Sexp, t: &SeqType) -> Result<Value, Diagno
                 .map(Value::List)
         }
         // a literal is the value itself, where a program's value is written `(const T v)`
-        _ if sx.head() == Some("const") && sx.list().is_some_and(|xs| xs.len() == 3) => {
-            let v = &sx.list().expect("checked above")[2];
+        (_, SexpKind::List(xs)) if xs.len() == 3 && sx.head() == Some("const") => {
             Err(err(format!(
                 "expected a literal of type {t}, found `{}`: a literal is written without \
                  `const`, as `{}`",
                 sx.excerpt(40),
-                v.excerpt(40)
+                xs[2].excerpt(40)
             )))
         }
         _ => Err(err(format!(

@@ -76,13 +76,21 @@ impl Chosen {
         if let Some(c) = self.fixed.borrow().get(norms) {
             return c.clone();
         }
-        let c = Rc::new(choose_on(g, &self.scan, &|k, norm| match norms.get(k) {
-            Some(Some(f)) => f == norm,
-            _ => true,
+        let c = Rc::new(choose_on(g, &self.scan, &|k, norm| {
+            input_fixed_to(norms, k, norm)
         }));
         self.fixed.borrow_mut().insert(norms.to_vec(), c.clone());
         c
     }
+}
+
+/// Whether program input `k` may be declared in a layout of the normal form `norm` when
+/// each input `j` is fixed to the normal form `norms[j]` where given (free where not).
+pub fn input_fixed_to(norms: &[Option<Layout>], k: usize, norm: &Layout) -> bool {
+    norms
+        .get(k)
+        .and_then(Option::as_ref)
+        .is_none_or(|f| f == norm)
 }
 
 /// [`choose`] with every input allowed, keeping what [`choose_more`] needs.

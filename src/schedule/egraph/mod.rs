@@ -941,10 +941,7 @@ fn schedule_root(
             choice = (*c).clone();
         }
     }
-    let input_ok = |k: usize, norm: &Layout| match fixed.get(k) {
-        Some(Some(f)) => f == norm,
-        _ => true,
-    };
+    let input_ok = |k: usize, norm: &Layout| extract::input_fixed_to(&fixed, k, norm);
     let cost = if o.exact {
         exact_choice(g, w, free, root, &mut choice, o.exact_seconds)?
     } else {
@@ -981,7 +978,9 @@ fn schedule_root(
         if let Some(k) = kept {
             (choice, built) = (refined, k);
         }
-        if let Some((c, b)) = streaming_inputs(p, s, g, chosen, root, out, o, &fixed) {
+        let streamed = streaming_selection(p, s, g, chosen, root, o, &fixed)
+            .and_then(|c| Some((build_root(p, s, g, &c, root, out, o).ok()?, c)));
+        if let Some((b, c)) = streamed {
             if scalar(&b) < scalar(&built) - 1e-9 && as_fast(&b.design, &built.design, o) {
                 (choice, built) = (c, b);
             }
@@ -1001,25 +1000,23 @@ fn schedule_root(
 
 /// The selection with every program input in its streaming layout (the one Aetherling's
 /// scheduler declares: `tseq` over the slowdown's clocks), every other class chosen again
-/// under that constraint and improved, and its design: a selection where several
-/// consumers of one input change together, which neither the inputs' one-layout choice
-/// (made among the layouts the free selection used) nor `refine`'s one-class switches
-/// reach. `tests/data/search/streaming_inputs_two_reduces.seq`: two `reduce 8` of one bit
-/// stream, beside a `reduce 8 add` of a byte stream, took the bits in four lanes over two
-/// clocks and matched the sum's latency with a FIFO, 42 against the baseline's 38.5 at
-/// s = 8 unpipelined. `None` where the inputs are already so, or the graph offers no such
-/// selection.
-#[allow(clippy::too_many_arguments)]
-fn streaming_inputs(
+/// under that constraint and improved: one where several consumers of an input change
+/// together, which neither the inputs' one-layout choice (made among the layouts the free
+/// selection used) nor `refine`'s one-class switches reach.
+/// `tests/data/search/streaming_inputs_two_reduces.seq`: two `reduce 8` of one bit stream,
+/// beside a `reduce 8 add` of a byte stream, took the bits in four lanes over two clocks and
+/// matched the sum's latency with a FIFO, 42 against the baseline's 38.5 at s = 8
+/// unpipelined. `None` where the inputs (`fixed`: their normal forms) are already so, or
+/// the graph offers no such selection.
+fn streaming_selection(
     p: &Program,
     s: u64,
     g: &StreamGraph,
     chosen: &extract::Chosen,
     root: usize,
-    out: &Layout,
     o: &Options,
     fixed: &[Option<Layout>],
-) -> Option<(Choice, Built)> {
+) -> Option<Choice> {
     let streaming: Vec<Option<Layout>> = p
         .inputs
         .iter()
@@ -1033,10 +1030,9 @@ fn streaming_inputs(
         return None;
     }
     let mut c = (*c).clone();
-    let ok = |k: usize, norm: &Layout| streaming.get(k).is_none_or(|f| f.as_ref() == Some(norm));
+    let ok = |k: usize, norm: &Layout| extract::input_fixed_to(&streaming, k, norm);
     improve(g, &mut c, root, &o.weights, &ok, o.improve_passes);
-    let b = build_root(p, s, g, &c, root, out, o).ok()?;
-    Some((c, b))
+    Some(c)
 }
 
 /// Builds the design of the selection `choice` rooted at `root` (output layout `out`):
