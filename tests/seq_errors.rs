@@ -513,7 +513,7 @@ fn non_atoms_into_atom_operators() {
         &format!("{I4}(output (add I I))"),
         2,
         9,
-        &["atuple", "atom"],
+        &["add: operand 1 must be an atom", "(seq 4 uint8)", "map it"],
     );
     fails_at(
         "(input I (atuple (seq 2 uint8) bit))\n(output I)",
@@ -1079,4 +1079,20 @@ fn mutated_examples_never_panic() {
     assert!(accepted > total / 50, "only {accepted} of {total} accepted");
     assert!(accepted < total, "every mutation was accepted");
     assert!(evaluated > 0);
+}
+
+/// An atom operator written with its operands apart (`(lsr s 2)`) tuples them for the user:
+/// an operand that is a sequence is that operator's error, named as written, with the fix.
+#[test]
+fn a_sequence_operand_of_an_atom_operator_names_the_operator() {
+    fails_at(
+        &format!("{I4}(output (map 4 (fn (s) (lsr s (const uint8 2))) (partition 4 1 I)))"),
+        2,
+        24,
+        &[
+            "lsr: operand 1 must be an atom",
+            "found (seq 1 uint8)",
+            "map it",
+        ],
+    );
 }

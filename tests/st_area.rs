@@ -209,3 +209,24 @@ fn constants_keep_their_lanes_through_data_movement_and_fold_with_constants() {
     .total;
     assert_eq!((folded.logic, folded.dsp), (0, 0), "{folded:?}");
 }
+
+/// Synthesis merges cells of one kind with the same inputs, then the registers they feed:
+/// a `fifo` on the four lanes of one operator applied to the copies an `up_1d_s` makes holds
+/// one word, counted once; on four different words (a `map_s` over the input's lanes), four.
+#[test]
+fn registers_after_one_operator_on_equal_lanes_are_counted_once() {
+    use tessera::st::merged::merged_register_bits;
+    let text = |src: &str| {
+        design(&format!(
+            "(input I (sseq 4 uint8))
+(let v0 {src})
+(let v1 (map_s 4 (fn (x) (add (atuple x (const uint8 3)))) v0))
+(output (map2_s 4 (fn (a b) (sub (atuple a b))) (fifo (sseq 4 uint8) 1 v1) (fifo (sseq 4 uint8) 1 I)))"
+        ))
+    };
+    let copies = text("(up_1d_s 4 uint8 (down_1d_s 4 1 uint8 I))");
+    assert_eq!(merged_register_bits(&copies).fifo, 3 * 8);
+    assert_eq!(area(&copies).merged_ff_bits, 3 * 8);
+    let lanes = text("I");
+    assert_eq!(merged_register_bits(&lanes).total(), 0);
+}

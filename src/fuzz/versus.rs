@@ -1,7 +1,8 @@
 //! The e-graph scheduler against the Aetherling baseline on random programs (issue 16):
 //! at each point (program, slowdown) both schedule the program as the commands do (default
 //! strategy options, default clock; the baseline with a register after every operator, as
-//! `explore`'s baseline column), their model areas are compared, and the e-graph's design
+//! `explore`'s baseline column), their designs are compared as the scheduler compares its
+//! own (model area at the clock: [`egraph::at_clock::better_at`]), and the e-graph's design
 //! is simulated against the interpreter.
 //!
 //! The programs come from [`super::typed`]; each is tried at three of its default slowdowns
@@ -12,8 +13,9 @@ use crate::schedule::slowdown::default_slowdowns;
 use crate::schedule::{aetherling, egraph};
 use crate::seq::{parse_program, Program};
 use crate::st::area::{area, Weights};
-use crate::st::pipeline::{baseline_at, Clock};
+use crate::st::pipeline::{baseline_at, critical_path, Clock};
 use crate::st::verify::{random_frames, verify};
+use crate::st::Design;
 
 /// Model areas closer than this are equal (areas are sums of halves and small fractions).
 const EPS: f64 = 1e-9;
@@ -25,10 +27,14 @@ pub struct Point {
     pub slowdown: u64,
     /// The e-graph design's model area, or why it has none.
     pub egraph: Result<f64, String>,
+    /// Its modelled clock (MHz).
+    pub egraph_mhz: Option<f64>,
     /// True if the e-graph's stream graph hit its node bound.
     pub truncated: bool,
     /// The baseline design's model area, or why it has none (it refuses some programs).
     pub baseline: Result<f64, String>,
+    /// Its modelled clock (MHz).
+    pub baseline_mhz: Option<f64>,
     /// `None` if the e-graph's design simulated equal to the interpreter, else what differed.
     pub mismatch: Option<String>,
 }
@@ -36,11 +42,15 @@ pub struct Point {
 /// How a point compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
-    /// The e-graph's design is smaller.
+    /// The e-graph's design is better at the clock and not larger.
     Smaller,
-    /// Same model area.
+    /// Neither is better: the same model area (at clocks that both reach the target, or
+    /// the same clock).
     Equal,
-    /// The e-graph's design is larger: a loss.
+    /// The e-graph's design is larger, but better at the clock: less area per clock rate
+    /// ([`egraph::at_clock::better_at`]), its clock nearer the target than the baseline's.
+    Faster,
+    /// The baseline's design is better at the clock: a loss.
     Larger,
     /// The baseline has no design: no comparison.
     BaselineRefused,
@@ -49,14 +59,25 @@ pub enum Verdict {
 }
 
 impl Point {
-    /// The comparison of the two areas.
+    /// The comparison of the two designs at the default clock.
     pub fn verdict(&self) -> Verdict {
+        let clock = Clock::default_target();
+        let target = Some(&clock);
         match (&self.egraph, &self.baseline) {
             (Err(_), _) => Verdict::EgraphFailed,
             (Ok(_), Err(_)) => Verdict::BaselineRefused,
-            (Ok(e), Ok(b)) if *e < b - EPS => Verdict::Smaller,
-            (Ok(e), Ok(b)) if *e > b + EPS => Verdict::Larger,
-            _ => Verdict::Equal,
+            (Ok(e), Ok(b)) => {
+                let (e, b) = ((*e, self.egraph_mhz), (*b, self.baseline_mhz));
+                if egraph::at_clock::better_at(b, e, target) {
+                    Verdict::Larger
+                } else if !egraph::at_clock::better_at(e, b, target) {
+                    Verdict::Equal
+                } else if e.0 > b.0 + EPS {
+                    Verdict::Faster
+                } else {
+                    Verdict::Smaller
+                }
+            }
         }
     }
 }
@@ -79,11 +100,15 @@ pub fn point(p: &Program, s: u64) -> Point {
         ..egraph::Options::default()
     };
     let weights = Weights::default();
-    let baseline = aetherling::schedule(p, s)
-        .and_then(|b| baseline_at(b.design, Some(&clock)))
-        .map(|d| area(&d).total.scalar(&weights));
-    let (egraph, truncated, mismatch) = match egraph::schedule(p, s, &o) {
-        Err(e) => (Err(e), false, None),
+    let device = Clock::device(Some(&clock));
+    let mhz = |d: &Design| critical_path(d, &device).ok().map(|c| c.mhz);
+    let (baseline, baseline_mhz) =
+        match aetherling::schedule(p, s).and_then(|b| baseline_at(b.design, Some(&clock))) {
+            Ok(d) => (Ok(area(&d).total.scalar(&weights)), mhz(&d)),
+            Err(e) => (Err(e), None),
+        };
+    let (egraph, egraph_mhz, truncated, mismatch) = match egraph::schedule(p, s, &o) {
+        Err(e) => (Err(e), None, false, None),
         Ok(got) => {
             let mismatch = match verify(&got.design, p, &random_frames(p, 7 + s, 2)) {
                 Err(e) => Some(format!("the simulation failed: {e}")),
@@ -97,12 +122,14 @@ pub fn point(p: &Program, s: u64) -> Point {
                     v.sim.model_latency
                 )),
             };
-            (Ok(got.area), got.truncated, mismatch)
+            (Ok(got.area), mhz(&got.design), got.truncated, mismatch)
         }
     };
     Point {
         slowdown: s,
         egraph,
+        egraph_mhz,
+        baseline_mhz,
         truncated,
         baseline,
         mismatch,
@@ -140,8 +167,10 @@ pub struct Tally {
     pub programs: usize,
     /// Points where the e-graph was smaller.
     pub smaller: usize,
-    /// Points of equal area.
+    /// Points where neither design is better.
     pub equal: usize,
+    /// Points where the e-graph's design is larger but better at the clock.
+    pub faster: usize,
     /// Points where the e-graph was larger: (seed, slowdown, e-graph area, baseline area).
     pub larger: Vec<(u64, u64, f64, f64)>,
     /// Points the baseline refused: (seed, slowdown).
@@ -168,6 +197,7 @@ impl Tally {
             match (pt.verdict(), &pt.egraph, &pt.baseline) {
                 (Verdict::Smaller, ..) => self.smaller += 1,
                 (Verdict::Equal, ..) => self.equal += 1,
+                (Verdict::Faster, ..) => self.faster += 1,
                 (Verdict::Larger, Ok(e), Ok(b)) => self.larger.push((seed, s, *e, *b)),
                 (Verdict::BaselineRefused, ..) => self.refused.push((seed, s)),
                 (_, Err(e), _) => self.failed.push((seed, s, e.clone())),
@@ -178,18 +208,25 @@ impl Tally {
 
     /// Points compared in all.
     pub fn points(&self) -> usize {
-        self.smaller + self.equal + self.larger.len() + self.refused.len() + self.failed.len()
+        self.smaller
+            + self.equal
+            + self.faster
+            + self.larger.len()
+            + self.refused.len()
+            + self.failed.len()
     }
 
     /// The counts, one line.
     pub fn summary(&self) -> String {
         format!(
-            "{} programs, {} points: e-graph smaller {}, equal {}, larger {}; baseline refused {}; \
-             e-graph failed {}; simulation mismatches {}; stream graph truncated {}",
+            "{} programs, {} points: e-graph smaller {}, equal {}, larger but faster {}, \
+             larger {}; baseline refused {}; e-graph failed {}; simulation mismatches {}; \
+             stream graph truncated {}",
             self.programs,
             self.points(),
             self.smaller,
             self.equal,
+            self.faster,
             self.larger.len(),
             self.refused.len(),
             self.failed.len(),
@@ -199,7 +236,7 @@ impl Tally {
     }
 }
 
-/// True if the e-graph's design of `g` at `s` is larger than the baseline's.
+/// True if the baseline's design of `g` at `s` is better at the clock than the e-graph's.
 fn loses(g: &Generated, s: u64) -> bool {
     parse(g).is_ok_and(|p| {
         default_slowdowns(&p).contains(&s) && point(&p, s).verdict() == Verdict::Larger

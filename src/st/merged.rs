@@ -12,7 +12,10 @@
 //! as the RTL builds it ([`crate::rtl`]): wiring passes a word through, a delay line's
 //! register holds "word `x`, `k` clocks ago", and everything that computes makes a new word.
 //! Two registers are the same when they hold the same word the same number of clocks ago.
-//! Only what is certain is merged: a word that went through logic is new even where
+//! An atom operator applied to the same words is the same word, as synthesis merges cells
+//! of one kind with the same inputs before their registers (`opt_merge` again): a `map_s`
+//! over the copies of one word (after an `up_1d_s`) computes one word in every lane.
+//! Nothing else is merged: a word that went through other logic is new even where
 //! synthesis might find it equal to another, and lines that shift on valid clocks only
 //! (with an enable), memories and permutation buffers hold nothing that merges.
 
@@ -76,7 +79,14 @@ enum Key {
     /// Word, left shift (negative: right).
     Shifted(u32, i32),
     Delayed(u32),
+    /// An atom operator on the words of its operand (at most three; `u32::MAX` pads), whose
+    /// atom layout is interned: a constant's word does not say its type.
+    Logic(AtomOp, u32, [u32; 3]),
 }
+
+/// How many scalars an atom operator's operand may have for its result to be a word of
+/// [`Key::Logic`] (`if` has three: the bit and the pair).
+const LOGIC_OPERANDS: usize = 3;
 
 /// The words of one lane: one per scalar of its atom (an atom tuple has several).
 type Wire = Vec<u32>;
@@ -145,6 +155,8 @@ struct Words<'d> {
     pipeline: Vec<(u32, bool)>,
     /// The nodes of each scope walked, in order: a body is walked once per lane instance.
     scopes: HashMap<NodeId, Rc<Vec<NodeId>>, FxBuild>,
+    /// The atom layouts of [`Key::Logic`]'s operands, numbered.
+    operand_types: HashMap<Layout, u32, FxBuild>,
 }
 
 impl<'d> Words<'d> {
@@ -157,7 +169,22 @@ impl<'d> Words<'d> {
             held: HashSet::default(),
             pipeline: Vec::new(),
             scopes: HashMap::default(),
+            operand_types: HashMap::default(),
         }
+    }
+
+    /// The word atom operator `op` computes from the operand `wire` (of atom layout
+    /// `operand`), a single scalar of `width` bits: the same word wherever the same operator
+    /// reads the same words.
+    fn logic(&mut self, op: AtomOp, operand: &Layout, wire: &[u32], width: u32) -> u32 {
+        if wire.len() > LOGIC_OPERANDS {
+            return self.fresh(width);
+        }
+        let next = self.operand_types.len() as u32;
+        let ty = *self.operand_types.entry(operand.clone()).or_insert(next);
+        let mut args = [u32::MAX; LOGIC_OPERANDS];
+        args[..wire.len()].copy_from_slice(wire);
+        self.intern(Key::Logic(op, ty, args), width)
     }
 
     fn intern(&mut self, k: Key, width: u32) -> u32 {
@@ -318,6 +345,19 @@ impl<'d> Words<'d> {
                             x[k..].to_vec()
                         }
                     })
+                    .collect()
+            }
+            StOp::Atom(op) => {
+                let mut widths = Vec::new();
+                scalar_widths(out.atom(), &mut widths);
+                let ([width], Some(a)) = (widths.as_slice(), node.args.first()) else {
+                    return self.fresh_lanes(out);
+                };
+                let operand = d.layout(*a).atom().clone();
+                arg(0)
+                    .clone()
+                    .iter()
+                    .map(|wire| vec![self.logic(*op, &operand, wire, *width)])
                     .collect()
             }
             StOp::MapS { n, body } | StOp::Map2S { n, body } => {

@@ -19,6 +19,7 @@
 //!
 //! `docs/scheduling.md` describes the method, its bounds and measured sizes.
 
+pub mod at_clock;
 pub mod explain;
 pub mod extract;
 mod fixpoint;
@@ -39,6 +40,7 @@ use crate::seq::Program;
 use crate::st::area::{area, Area, AreaReport, Weights};
 use crate::st::{Design, Layout};
 use crate::util::par::par_map;
+use at_clock::{as_fast, better, model_clock};
 use extract::{improve, used_inputs, Builder, Choice};
 use graph::{Bounds, StreamGraph};
 use std::collections::BTreeMap;
@@ -295,6 +297,10 @@ const PINNED_RETRY_NODES: usize = 2000;
 /// refined by the area of the designs it builds ([`refine`]).
 const REFINE_NODES: usize = 20_000;
 
+/// How many times `Options::roots` of the greedily cheapest roots a small graph ranks again
+/// by their improved selections ([`improved_roots`]).
+const RERANKED_ROOTS: usize = 4;
+
 /// How many roots, cheapest first, the pinned retries schedule every output layout of.
 const PINNED_ROOTS: usize = 6;
 
@@ -408,7 +414,10 @@ fn schedule_memo(
             let e = super::stall::stall_target(from, s);
             base.area + crate::st::stall::control_area(from, e - from).scalar(&o.weights)
         };
-        if best.as_ref().is_ok_and(|b| b.area <= floor + 1e-9) {
+        if best
+            .as_ref()
+            .is_ok_and(|b| b.area <= floor + 1e-9 && as_fast(&b.design, &base.design, o))
+        {
             continue;
         }
         let name = format!("{}_s{s}", p.name);
@@ -436,7 +445,10 @@ fn schedule_memo(
         };
         let rep = area(&design);
         let a = rep.total.scalar(&o.weights);
-        if best.as_ref().is_ok_and(|b| b.area <= a + 1e-9) {
+        if best
+            .as_ref()
+            .is_ok_and(|b| !better(&design, a, &b.design, b.area, o))
+        {
             continue;
         }
         let sizes = best.as_ref().unwrap_or(&base);
@@ -644,7 +656,9 @@ fn schedule_graph(
     }
     order.retain(|(r, _)| free[*r].0.is_finite());
     order.sort_by(|a, b| free[a.0].0.total_cmp(&free[b.0].0));
+    let reranked = improved_roots(p, s, &g, &more, &order, o);
     order.truncate(o.roots.max(1));
+    order.extend(reranked);
     // the registered selection is built for the roots it prices cheapest only
     let mut reg_roots: Vec<usize> = order.iter().map(|(r, _)| *r).collect();
     if let Some(r) = &reg {
@@ -691,7 +705,10 @@ fn schedule_graph(
                 ok += 1;
                 let a = made.area.total.scalar(&o.weights);
                 built.push((out.clone(), free[*root].0, a));
-                if best.as_ref().is_none_or(|(b, _)| a < *b - 1e-9) {
+                if best
+                    .as_ref()
+                    .is_none_or(|(b, got)| better(&made.design, a, &got.design, *b, o))
+                {
                     best = Some((
                         a,
                         Scheduled {
@@ -836,11 +853,15 @@ fn schedule_graph(
         }
     }
     // the least retry; ties keep the earlier
-    let retry = retries
-        .into_iter()
-        .reduce(|a, b| if b.area < a.area - 1e-9 { b } else { a });
+    let retry = retries.into_iter().reduce(|a, b| {
+        if better(&b.design, b.area, &a.design, a.area, o) {
+            b
+        } else {
+            a
+        }
+    });
     let out = match (best, retry) {
-        (Some((a, _)), Some(r)) if r.area < a - 1e-9 => Ok(r),
+        (Some((a, got)), Some(r)) if better(&r.design, r.area, &got.design, a, o) => Ok(r),
         (Some((_, mut got)), _) => {
             got.roots_tried = tried;
             got.roots_ok = ok;
@@ -875,6 +896,59 @@ fn schedule_graph(
         }
     };
     (out, caches)
+}
+
+/// In a small graph, the roots (`order`, cheapest first by the greedy extraction) that
+/// rank among the `o.roots` cheapest by their improved selections ([`extract::improve`]:
+/// the free one, and the one with every input streaming, [`streaming_selection`]) but not
+/// by the greedy cost alone, to be built after those. A root's greedy cost can lie far
+/// above what its design costs: seed 281 of `tests/search_random.rs` at s = 8 (two `map2`s
+/// over a `shift` of the input, `tests/data/search/reranked_sequential_root.seq`): the
+/// sequential output layout's greedy selection takes the input in two lanes and reshapes
+/// it (51, the 16th root), where with the input streaming it costs 35 and builds 47 at
+/// 225 MHz, the least (the six roots built gave 48). These roots come on top of the
+/// greedy ones, so no design gets larger.
+fn improved_roots(
+    p: &Program,
+    s: u64,
+    g: &StreamGraph,
+    chosen: &extract::Chosen,
+    order: &[(usize, Layout)],
+    o: &Options,
+) -> Vec<(usize, Layout)> {
+    let n = o.roots.max(1);
+    if o.exact || g.truncated || g.node_count() > REFINE_NODES || order.len() <= n {
+        return Vec::new();
+    }
+    let streaming = streaming_norms(p, s);
+    let streamed = streaming.as_ref().map(|f| chosen.fixing(g, f));
+    let improved = |c: &Choice, root: usize, ok: &dyn Fn(usize, &Layout) -> bool| {
+        let mut c = c.clone();
+        improve(g, &mut c, root, &o.weights, ok, o.improve_passes)
+    };
+    let mut ranked: Vec<(f64, usize)> = order
+        .iter()
+        .take(n * RERANKED_ROOTS)
+        .enumerate()
+        .map(|(i, (root, _))| {
+            let free = improved(&chosen.best, *root, &|_, _| true);
+            let stream = match (&streaming, &streamed) {
+                (Some(f), Some(c)) if c[*root].0.is_finite() => {
+                    improved(c, *root, &|k, norm| extract::input_fixed_to(f, k, norm))
+                }
+                _ => f64::INFINITY,
+            };
+            (free.min(stream), i)
+        })
+        .collect();
+    // ties keep the greedy order
+    ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    ranked
+        .into_iter()
+        .take(n)
+        .filter(|(_, i)| *i >= n)
+        .map(|(_, i)| order[i].clone())
+        .collect()
 }
 
 /// A root's design as [`schedule_root`] makes it.
@@ -950,7 +1024,13 @@ fn schedule_root(
     let mut built = build_root(p, s, g, &choice, root, out, o)?;
     // a selection the ILP proved optimal is kept as it is
     let small = g.node_count() <= REFINE_NODES && !g.truncated;
-    if !o.exact && o.refine_builds > 0 && small && cost < beat - 1e-9 {
+    let searched = !o.exact && o.refine_builds > 0 && small;
+    // the streamed selection may cost less than this one ([`improved_roots`])
+    let streamed = searched
+        .then(|| streaming_selection(p, s, g, chosen, root, o, &fixed))
+        .flatten();
+    let below_beat = |c: f64| c < beat - 1e-9;
+    if searched && (below_beat(cost) || streamed.as_ref().is_some_and(|(c, _)| below_beat(*c))) {
         let scalar = |b: &Built| b.area.total.scalar(w);
         // only a design smaller than this root's and than `beat` is worth keeping
         let below = scalar(&built).min(beat);
@@ -978,8 +1058,8 @@ fn schedule_root(
         if let Some(k) = kept {
             (choice, built) = (refined, k);
         }
-        let streamed = streaming_selection(p, s, g, chosen, root, o, &fixed)
-            .and_then(|c| Some((build_root(p, s, g, &c, root, out, o).ok()?, c)));
+        let streamed =
+            streamed.and_then(|(_, c)| Some((build_root(p, s, g, &c, root, out, o).ok()?, c)));
         if let Some((b, c)) = streamed {
             if scalar(&b) < scalar(&built) - 1e-9 && as_fast(&b.design, &built.design, o) {
                 (choice, built) = (c, b);
@@ -1006,8 +1086,8 @@ fn schedule_root(
 /// `tests/data/search/streaming_inputs_two_reduces.seq`: two `reduce 8` of one bit stream,
 /// beside a `reduce 8 add` of a byte stream, took the bits in four lanes over two clocks and
 /// matched the sum's latency with a FIFO, 42 against the baseline's 38.5 at s = 8
-/// unpipelined. `None` where the inputs (`fixed`: their normal forms) are already so, or
-/// the graph offers no such selection.
+/// unpipelined. With its cost; `None` where the inputs (`fixed`: their normal forms) are
+/// already so, or the graph offers no such selection.
 fn streaming_selection(
     p: &Program,
     s: u64,
@@ -1016,13 +1096,9 @@ fn streaming_selection(
     root: usize,
     o: &Options,
     fixed: &[Option<Layout>],
-) -> Option<Choice> {
-    let streaming: Vec<Option<Layout>> = p
-        .inputs
-        .iter()
-        .map(|i| super::slowdown::streaming_layout(&i.ty, s).map(|l| l.normalize()))
-        .collect();
-    if streaming.iter().any(Option::is_none) || streaming.as_slice() == fixed {
+) -> Option<(f64, Choice)> {
+    let streaming = streaming_norms(p, s)?;
+    if streaming.as_slice() == fixed {
         return None;
     }
     let c = chosen.fixing(g, &streaming);
@@ -1031,8 +1107,17 @@ fn streaming_selection(
     }
     let mut c = (*c).clone();
     let ok = |k: usize, norm: &Layout| extract::input_fixed_to(&streaming, k, norm);
-    improve(g, &mut c, root, &o.weights, &ok, o.improve_passes);
-    Some(c)
+    let cost = improve(g, &mut c, root, &o.weights, &ok, o.improve_passes);
+    Some((cost, c))
+}
+
+/// The normal form of every program input's streaming layout at slowdown `s`, if each
+/// has one.
+fn streaming_norms(p: &Program, s: u64) -> Option<Vec<Option<Layout>>> {
+    p.inputs
+        .iter()
+        .map(|i| super::slowdown::streaming_layout(&i.ty, s).map(|l| Some(l.normalize())))
+        .collect()
 }
 
 /// Builds the design of the selection `choice` rooted at `root` (output layout `out`):
@@ -1089,25 +1174,6 @@ fn build_root(
         inputs,
         area,
     })
-}
-
-/// Whether design `a`'s modelled clock reaches the clock target, or `b`'s clock where `b`
-/// misses the target too: a smaller design that misses a clock the other meets is not
-/// better (an accumulator slower than the clock alone limits it).
-fn as_fast(a: &Design, b: &Design, o: &Options) -> bool {
-    let target = o.clock.as_ref().map_or(f64::INFINITY, |c| c.mhz);
-    let (Some(fa), Some(fb)) = (model_clock(a, o), model_clock(b, o)) else {
-        return true;
-    };
-    fa >= target.min(fb) - 1e-9
-}
-
-/// The clock a design's modelled critical path allows on the clock target's device.
-fn model_clock(d: &Design, o: &Options) -> Option<f64> {
-    let t = crate::st::pipeline::Clock::device(o.clock.as_ref());
-    crate::st::pipeline::critical_path(d, &t)
-        .ok()
-        .map(|c| c.mhz)
 }
 
 /// One row of [`explore`].

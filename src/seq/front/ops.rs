@@ -290,6 +290,21 @@ impl<'a> Front<'a> {
         };
         let op = match head {
             Head::Atom(a) => {
+                // the operands are tupled for the operator: an operand that is no atom is
+                // the operator's error, not that of a tuple the user did not write
+                if inputs.len() > 1 {
+                    for (k, x) in inputs.iter().enumerate() {
+                        let t = self.prog.ty(*x);
+                        if !t.is_atom() {
+                            let name = a.name();
+                            return Err(e(format!(
+                                "{name}: operand {} must be an atom (a scalar or atom tuple), \
+                                 found {t}; to apply {name} to each element, map it",
+                                k + 1
+                            )));
+                        }
+                    }
+                }
                 let x = match inputs {
                     [x] => *x,
                     [x, y] => build::apply(&mut self.prog, Op::ATuple, &[*x, *y]).map_err(e)?,
