@@ -173,15 +173,23 @@ impl<'d> Words<'d> {
         }
     }
 
-    /// The word atom operator `op` computes from the operand `wire` (of atom layout
-    /// `operand`), a single scalar of `width` bits: the same word wherever the same operator
-    /// reads the same words.
-    fn logic(&mut self, op: AtomOp, operand: &Layout, wire: &[u32], width: u32) -> u32 {
+    /// The number of an operand's atom layout in [`Key::Logic`].
+    fn operand_type(&mut self, operand: &Layout) -> u32 {
+        let next = self.operand_types.len() as u32;
+        if let Some(&ty) = self.operand_types.get(operand) {
+            return ty;
+        }
+        self.operand_types.insert(operand.clone(), next);
+        next
+    }
+
+    /// The word atom operator `op` computes from the operand `wire` (of the atom layout
+    /// numbered `ty`), a single scalar of `width` bits: the same word wherever the same
+    /// operator reads the same words.
+    fn logic(&mut self, op: AtomOp, ty: u32, wire: &[u32], width: u32) -> u32 {
         if wire.len() > LOGIC_OPERANDS {
             return self.fresh(width);
         }
-        let next = self.operand_types.len() as u32;
-        let ty = *self.operand_types.entry(operand.clone()).or_insert(next);
         let mut args = [u32::MAX; LOGIC_OPERANDS];
         args[..wire.len()].copy_from_slice(wire);
         self.intern(Key::Logic(op, ty, args), width)
@@ -353,11 +361,10 @@ impl<'d> Words<'d> {
                 let ([width], Some(a)) = (widths.as_slice(), node.args.first()) else {
                     return self.fresh_lanes(out);
                 };
-                let operand = d.layout(*a).atom().clone();
+                let ty = self.operand_type(d.layout(*a).atom());
                 arg(0)
-                    .clone()
                     .iter()
-                    .map(|wire| vec![self.logic(*op, &operand, wire, *width)])
+                    .map(|wire| vec![self.logic(*op, ty, wire, *width)])
                     .collect()
             }
             StOp::MapS { n, body } | StOp::Map2S { n, body } => {

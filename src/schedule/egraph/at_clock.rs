@@ -11,14 +11,39 @@ use super::Options;
 use crate::st::pipeline::{critical_path, Clock};
 use crate::st::Design;
 
-/// Whether design `a` (model area `area_a`) is a better choice than `b` (`area_b`) at the
-/// options' clock ([`better_at`], with their modelled clocks). A root of
-/// `tests/data/search/slow_root_max_window.seq` at s = 18 built 609.75 at 142.9 MHz, limited
-/// by an output reshape, and was kept against another of 680 at 214.1 MHz.
-pub(super) fn better(a: &Design, area_a: f64, b: &Design, area_b: f64, o: &Options) -> bool {
-    let clock = o.clock.as_ref().filter(|c| c.mhz > 0.0);
-    let mhz = |d: &Design| clock.and_then(|_| model_clock(d, o));
-    better_at((area_a, mhz(a)), (area_b, mhz(b)), clock)
+/// A finished design's model area and, under a clock target, its modelled clock (MHz):
+/// what the comparisons read, found once per design (a modelled clock walks the design).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rated {
+    pub area: f64,
+    pub mhz: Option<f64>,
+}
+
+impl Rated {
+    /// Design `d` of model area `area`, its clock modelled if the options have a target.
+    pub fn of(d: &Design, area: f64, o: &Options) -> Rated {
+        let timed = o.clock.as_ref().is_some_and(|c| c.mhz > 0.0);
+        Rated {
+            area,
+            mhz: timed.then(|| model_clock(d, o)).flatten(),
+        }
+    }
+
+    /// Whether this is a better choice than `b` at the options' clock ([`better_at`]). A
+    /// root of `tests/data/search/slow_root_max_window.seq` at s = 18 built 609.75 at
+    /// 142.9 MHz, limited by an output reshape, and was kept against another of 680 at
+    /// 214.1 MHz while designs were compared by area alone.
+    pub fn better_than(self, b: Rated, o: &Options) -> bool {
+        better_at((self.area, self.mhz), (b.area, b.mhz), o.clock.as_ref())
+    }
+
+    /// [`as_fast`] on the clocks found (true where either has none).
+    pub fn as_fast_as(self, b: Rated, o: &Options) -> bool {
+        match (self.mhz, b.mhz) {
+            (Some(fa), Some(fb)) => reaches(fa, fb, o),
+            _ => true,
+        }
+    }
 }
 
 /// Whether a design of model area and modelled clock (MHz) `a` is a better choice than one
@@ -47,10 +72,15 @@ pub fn better_at(a: (f64, Option<f64>), b: (f64, Option<f64>), clock: Option<&Cl
 /// misses the target too: a smaller design that misses a clock the other meets is not
 /// better (an accumulator slower than the clock alone limits it).
 pub(super) fn as_fast(a: &Design, b: &Design, o: &Options) -> bool {
-    let target = o.clock.as_ref().map_or(f64::INFINITY, |c| c.mhz);
     let (Some(fa), Some(fb)) = (model_clock(a, o), model_clock(b, o)) else {
         return true;
     };
+    reaches(fa, fb, o)
+}
+
+/// Whether clock `fa` reaches the options' target, or `fb` where that misses it too.
+fn reaches(fa: f64, fb: f64, o: &Options) -> bool {
+    let target = o.clock.as_ref().map_or(f64::INFINITY, |c| c.mhz);
     fa >= target.min(fb) - 1e-9
 }
 

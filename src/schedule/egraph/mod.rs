@@ -40,7 +40,7 @@ use crate::seq::Program;
 use crate::st::area::{area, Area, AreaReport, Weights};
 use crate::st::{Design, Layout};
 use crate::util::par::par_map;
-use at_clock::{as_fast, better, model_clock};
+use at_clock::{as_fast, model_clock, Rated};
 use extract::{improve, used_inputs, Builder, Choice};
 use graph::{Bounds, StreamGraph};
 use std::collections::BTreeMap;
@@ -399,6 +399,7 @@ fn schedule_memo(
     if !bursting || (o.exact && best.is_err()) {
         return best;
     }
+    let mut best_rated = best.as_ref().ok().map(|b| Rated::of(&b.design, b.area, o));
     // bursts before stalls: on a tie the burst is kept, it needs no control
     let (bursts, stalls): (Vec<u64>, Vec<u64>) =
         sources.into_iter().partition(|d| s.is_multiple_of(*d));
@@ -414,10 +415,9 @@ fn schedule_memo(
             let e = super::stall::stall_target(from, s);
             base.area + crate::st::stall::control_area(from, e - from).scalar(&o.weights)
         };
-        if best
-            .as_ref()
-            .is_ok_and(|b| b.area <= floor + 1e-9 && as_fast(&b.design, &base.design, o))
-        {
+        if best_rated.is_some_and(|b| {
+            b.area <= floor + 1e-9 && b.as_fast_as(Rated::of(&base.design, base.area, o), o)
+        }) {
             continue;
         }
         let name = format!("{}_s{s}", p.name);
@@ -445,12 +445,11 @@ fn schedule_memo(
         };
         let rep = area(&design);
         let a = rep.total.scalar(&o.weights);
-        if best
-            .as_ref()
-            .is_ok_and(|b| !better(&design, a, &b.design, b.area, o))
-        {
+        let rated = Rated::of(&design, a, o);
+        if best_rated.is_some_and(|b| !rated.better_than(b, o)) {
             continue;
         }
+        best_rated = Some(rated);
         let sizes = best.as_ref().unwrap_or(&base);
         best = Ok(Scheduled {
             area: a,
@@ -671,7 +670,7 @@ fn schedule_graph(
         ..o.clone()
     };
     o.progress.phase(|| format!("s={s}: lowering"));
-    let mut best: Option<(f64, Scheduled)> = None;
+    let mut best: Option<(Rated, Scheduled)> = None;
     let mut tried = 0;
     let mut ok = 0;
     // per root built: its output layout, extracted cost and design's area
@@ -679,7 +678,7 @@ fn schedule_graph(
     for (root, out) in &order {
         tried += 1;
         // a root's selection is refined only towards designs smaller than the least so far
-        let beat = best.as_ref().map_or(f64::INFINITY, |(a, _)| *a);
+        let beat = best.as_ref().map_or(f64::INFINITY, |(r, _)| r.area);
         let mut made = schedule_root(p, s, &g, &more, *root, out, o, beat);
         if let Some(r) = reg
             .as_ref()
@@ -705,12 +704,10 @@ fn schedule_graph(
                 ok += 1;
                 let a = made.area.total.scalar(&o.weights);
                 built.push((out.clone(), free[*root].0, a));
-                if best
-                    .as_ref()
-                    .is_none_or(|(b, got)| better(&made.design, a, &got.design, *b, o))
-                {
+                let rated = Rated::of(&made.design, a, o);
+                if best.as_ref().is_none_or(|(b, _)| rated.better_than(*b, o)) {
                     best = Some((
-                        a,
+                        rated,
                         Scheduled {
                             area: a,
                             area_vec: made.area.total,
@@ -737,7 +734,7 @@ fn schedule_graph(
     // No design is smaller than one of area 0 (wiring only, as a transpose undone by
     // another): what the node bound cut could not hold a smaller one, so the retries below
     // are not needed and the search is not reported as truncated.
-    let optimal = best.as_ref().is_some_and(|(a, _)| *a <= 0.0);
+    let optimal = best.as_ref().is_some_and(|(r, _)| r.area <= 0.0);
     let truncated = g.truncated && !optimal;
     if let Some((_, got)) = best.as_mut() {
         got.truncated = truncated;
@@ -782,9 +779,9 @@ fn schedule_graph(
     let pin: Vec<Layout> = match best.as_ref() {
         _ if !retry || o.output.is_some() || optimal => Vec::new(),
         _ if small && pinned_outputs.len() > 1 => pinned_outputs,
-        Some(&(least, _)) if mid => built
+        Some((least, _)) if mid => built
             .iter()
-            .filter(|(_, cost, a)| *cost < least - 1e-9 && *a > least + 1e-9)
+            .filter(|(_, cost, a)| *cost < least.area - 1e-9 && *a > least.area + 1e-9)
             .min_by(|x, y| x.1.total_cmp(&y.1))
             .map(|(out, _, _)| out.clone())
             .into_iter()
@@ -853,21 +850,18 @@ fn schedule_graph(
         }
     }
     // the least retry; ties keep the earlier
-    let retry = retries.into_iter().reduce(|a, b| {
-        if better(&b.design, b.area, &a.design, a.area, o) {
-            b
-        } else {
-            a
-        }
-    });
+    let retry = retries
+        .into_iter()
+        .map(|r| (Rated::of(&r.design, r.area, o), r))
+        .reduce(|a, b| if b.0.better_than(a.0, o) { b } else { a });
     let out = match (best, retry) {
-        (Some((a, got)), Some(r)) if better(&r.design, r.area, &got.design, a, o) => Ok(r),
+        (Some((a, _)), Some((r, got))) if r.better_than(a, o) => Ok(got),
         (Some((_, mut got)), _) => {
             got.roots_tried = tried;
             got.roots_ok = ok;
             Ok(got)
         }
-        (None, Some(r)) => Ok(r),
+        (None, Some((_, got))) => Ok(got),
         (None, None) => {
             // A layout the ILP ran out of time on, or whose design could not meet the
             // clock, had a design; an operator without a lowering is not why it has none.
